@@ -1,0 +1,440 @@
+//! The `ProtocolManager`: an agent's handle on every paradigm it speaks.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::{Arc, Weak};
+
+use serde::Serialize;
+use tnsai_core::{AgentId, Message, MessageKind, Paradigm, Params};
+
+use crate::debate::handler::DebateHandler;
+use crate::debate::{DebateEvents, DebateSession};
+use crate::handler::broadcast::BroadcastHandler;
+use crate::handler::direct::DirectHandler;
+use crate::handler::pub_sub::PubSubHandler;
+use crate::handler::request_reply::RequestReplyHandler;
+use crate::handler::to_payload;
+use crate::hosted::HostedAgent;
+use crate::link::Link;
+use crate::platform::PlatformCore;
+use crate::{DeliveryReport, ProtocolError};
+
+struct ManagerInner {
+    link: Link,
+    direct: Option<DirectHandler>,
+    broadcast: Option<BroadcastHandler>,
+    pub_sub: Option<PubSubHandler>,
+    request_reply: Option<RequestReplyHandler>,
+    debate: Option<Arc<DebateHandler>>,
+}
+
+/// An agent's handle on the paradigms its attributes declare: one handler per attribute.
+///
+/// A call to a paradigm the agent does not declare fails with
+/// [`ProtocolError::NotConfigured`] (`Broadcast not configured for this agent`, ...).
+/// The manager is a cheap `Clone + Send + Sync + 'static` handle, and every call returns
+/// a `Send + 'static` future, so calls can be spawned as tasks.
+///
+/// ```
+/// use tnsai_coordination::Platform;
+/// use tnsai_core::prelude::*;
+///
+/// #[direct_message]
+/// struct Caller;
+///
+/// #[agent]
+/// struct Calculator;
+///
+/// #[actions]
+/// impl Calculator {
+///     #[action]
+///     async fn add(&self, params: Params) -> ActionResult {
+///         Ok(serde_json::json!(params.require_i64("a")? + params.require_i64("b")?))
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let platform = Platform::new();
+/// let caller = platform.spawn("caller", Caller).await?;
+/// platform.spawn("calculator", Calculator).await?;
+/// let pm = caller.protocol_manager().expect("annotated agent");
+///
+/// let reply = pm.execute_action("calculator", "add", params! { "a" => 2, "b" => 3 }).await?;
+/// assert_eq!(reply.payload(), &serde_json::json!(5));
+///
+/// let error = pm.broadcast("hello").await.unwrap_err();
+/// assert_eq!(error.to_string(), "Broadcast not configured for this agent");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ProtocolManager {
+    inner: Arc<ManagerInner>,
+}
+
+impl ProtocolManager {
+    pub(crate) fn new(hosted: Arc<HostedAgent>, core: Weak<PlatformCore>) -> Self {
+        let specs = hosted.specs.clone();
+        let link = Link::new(Arc::clone(&hosted), core);
+        let debate = specs
+            .debate()
+            .cloned()
+            .map(|spec| DebateHandler::new(spec, link.clone()));
+        if let Some(debate) = &debate {
+            hosted.register_service(MessageKind::Debate, Arc::clone(debate) as _);
+        }
+        Self {
+            inner: Arc::new(ManagerInner {
+                direct: specs.direct().cloned().map(DirectHandler::new),
+                broadcast: specs.broadcast().cloned().map(BroadcastHandler::new),
+                pub_sub: specs.pub_sub().cloned().map(PubSubHandler::new),
+                request_reply: specs.request_reply().cloned().map(RequestReplyHandler::new),
+                debate,
+                link,
+            }),
+        }
+    }
+
+    /// Starts (or restarts) the manager: the agent sends and receives again.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::Terminated`] when the agent was terminated.
+    pub async fn start(&self) -> Result<(), ProtocolError> {
+        let hosted = &self.inner.link.hosted;
+        if hosted.is_terminated() {
+            return Err(ProtocolError::Terminated(hosted.id.clone()));
+        }
+        hosted.set_started(true);
+        Ok(())
+    }
+
+    /// Stops the manager: calls fail with `Transport not started`, calls waiting for an
+    /// answer end with that error, and messages sent to the agent are refused (a broadcast
+    /// reports it under [`failed`](DeliveryReport::failed)) until [`start`](Self::start).
+    pub async fn stop(&self) {
+        self.inner.link.hosted.set_started(false);
+    }
+
+    /// Whether the manager is started.
+    pub fn is_started(&self) -> bool {
+        self.inner.link.hosted.is_started()
+    }
+
+    /// The agent this manager belongs to.
+    pub fn agent_id(&self) -> &AgentId {
+        self.inner.link.id()
+    }
+
+    /// The paradigms the agent declares.
+    pub fn paradigms(&self) -> BTreeSet<Paradigm> {
+        self.inner.link.hosted.specs.paradigms()
+    }
+
+    /// Whether the agent declares the paradigm with this key (`"DIRECT"`, `"BROADCAST"`,
+    /// `"PUBSUB"`, `"REQUEST_REPLY"`, `"DEBATE"`; case is ignored). Unknown keys answer
+    /// `false`.
+    pub fn has_paradigm(&self, key: &str) -> bool {
+        key.parse::<Paradigm>()
+            .is_ok_and(|p| self.inner.link.hosted.specs.paradigms().contains(&p))
+    }
+
+    /// Runs `action` on `receiver` and returns its reply, whose
+    /// [`payload`](Message::payload) is the action's result. Needs `#[direct_message]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::UnknownReceiver`], [`ProtocolError::UnknownAction`],
+    /// [`ProtocolError::RoleMismatch`] for a role action, [`ProtocolError::ActionFailed`]
+    /// with the action's own error text, [`ProtocolError::ActionPanicked`].
+    pub fn execute_action(
+        &self,
+        receiver: impl Into<AgentId>,
+        action: impl Into<String>,
+        params: Params,
+    ) -> impl Future<Output = Result<Message, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (receiver, action) = (receiver.into(), action.into());
+        async move {
+            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
+            direct
+                .execute_action(&this.inner.link, receiver, action, None, params)
+                .await
+        }
+    }
+
+    /// Runs an action reserved for `role` (`#[action(role = "..")]`) on `receiver`.
+    /// Needs `#[direct_message]`.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_action`](Self::execute_action); [`ProtocolError::RoleMismatch`] when the
+    /// action is not reserved for `role`.
+    pub fn execute_role_action(
+        &self,
+        receiver: impl Into<AgentId>,
+        role: impl Into<String>,
+        action: impl Into<String>,
+        params: Params,
+    ) -> impl Future<Output = Result<Message, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (receiver, role, action) = (receiver.into(), role.into(), action.into());
+        async move {
+            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
+            direct
+                .execute_action(&this.inner.link, receiver, action, Some(role), params)
+                .await
+        }
+    }
+
+    /// Sends text to `receiver`, whose language model answers; the answer is the reply's
+    /// [`content`](Message::content). Needs `#[direct_message]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::NoLanguageModel`] when the receiver has no `#[language_model]`,
+    /// [`ProtocolError::LanguageModel`] when its model fails.
+    pub fn send_message(
+        &self,
+        receiver: impl Into<AgentId>,
+        text: impl Into<String>,
+    ) -> impl Future<Output = Result<Message, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (receiver, text) = (receiver.into(), text.into());
+        async move {
+            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
+            direct.send_message(&this.inner.link, receiver, text).await
+        }
+    }
+
+    /// Broadcasts `payload` on the agent's `#[broadcast]` topic to every agent whose
+    /// broadcast topic equals it or whose `#[pub_sub]` topics match it (ignoring case),
+    /// except the sender, agents with `can_subscribe = false` and agents whose filter
+    /// refuses the payload.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::PublishNotAllowed`] with `can_publish = false`,
+    /// [`ProtocolError::InvalidPayload`] when the payload does not serialise.
+    pub fn broadcast<P: Serialize>(
+        &self,
+        payload: P,
+    ) -> impl Future<Output = Result<DeliveryReport, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let payload = to_payload(&payload);
+        async move {
+            let broadcast = this.handler(&this.inner.broadcast, Paradigm::Broadcast)?;
+            broadcast.broadcast(&this.inner.link, payload?).await
+        }
+    }
+
+    /// Publishes `payload` to `topic`, for every agent subscribed to it (the recipient
+    /// rule of [`broadcast`](Self::broadcast), with NATS-style wildcards in subscriptions).
+    /// Needs `#[pub_sub]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::PublishNotAllowed`] with `can_publish = false`,
+    /// [`ProtocolError::InvalidTopic`] for an empty topic or one with wildcards,
+    /// [`ProtocolError::InvalidPayload`].
+    pub fn publish<P: Serialize>(
+        &self,
+        topic: impl Into<String>,
+        payload: P,
+    ) -> impl Future<Output = Result<DeliveryReport, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let topic = topic.into();
+        let payload = to_payload(&payload);
+        async move {
+            let pub_sub = this.handler(&this.inner.pub_sub, Paradigm::PubSub)?;
+            pub_sub.publish(&this.inner.link, topic, payload?).await
+        }
+    }
+
+    /// Runs `action` on `receiver` and waits for the reply at most the `#[request_reply]`
+    /// timeout. A reply that arrives later is dropped. Needs `#[request_reply]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::Timeout`] (`Request timed out`), and the errors of
+    /// [`execute_action`](Self::execute_action).
+    pub fn request(
+        &self,
+        receiver: impl Into<AgentId>,
+        action: impl Into<String>,
+        params: Params,
+    ) -> impl Future<Output = Result<Message, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (receiver, action) = (receiver.into(), action.into());
+        async move {
+            let request_reply = this.handler(&this.inner.request_reply, Paradigm::RequestReply)?;
+            request_reply
+                .request(&this.inner.link, receiver, action, params)
+                .await
+        }
+    }
+
+    /// Starts a debate on `topic` among `participants` (the initiator takes part only if
+    /// listed; duplicates count once) and returns its session. This agent hosts the
+    /// session and its `#[debate]` attribute sets the rules. Each participant is invited
+    /// through the transport and must carry `#[debate]` itself.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateRefused`] with `can_initiate = false` or when a participant
+    /// has no `#[debate]`, [`ProtocolError::UnknownReceiver`] for an unknown participant,
+    /// [`ProtocolError::InvalidArgument`] for an empty topic or participant list.
+    pub fn start_debate<I, P>(
+        &self,
+        topic: impl Into<String>,
+        participants: I,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<AgentId>,
+    {
+        let this = self.clone();
+        let topic = topic.into();
+        let participants: Vec<AgentId> = participants.into_iter().map(Into::into).collect();
+        async move { this.debate_handler()?.start(topic, participants).await }
+    }
+
+    /// Takes a position in the current round of a debate: a stance (compared trimmed and
+    /// ignoring case), a confidence (clamped to 1..=10) and an argument. Returns the
+    /// session as it stands afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateNotFound`], and [`ProtocolError::DebateRefused`] for a
+    /// non-participant, a second position in the same round, or a finished debate.
+    pub fn submit_debate_position(
+        &self,
+        debate_id: impl AsRef<str>,
+        stance: impl Into<String>,
+        confidence: i32,
+        argument: impl Into<String>,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (id, stance, argument) = (
+            debate_id.as_ref().to_owned(),
+            stance.into(),
+            argument.into(),
+        );
+        async move {
+            this.debate_handler()?
+                .submit(id, stance, confidence, argument)
+                .await
+        }
+    }
+
+    /// Votes for (`support = true`) or against a stance. Votes are recorded and shown in
+    /// the session, never scored.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateRefused`] with `can_vote = false`, for an agent that is
+    /// neither initiator nor participant, or a finished debate;
+    /// [`ProtocolError::DebateNotFound`].
+    pub fn vote_in_debate(
+        &self,
+        debate_id: impl AsRef<str>,
+        stance: impl Into<String>,
+        support: bool,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let (id, stance) = (debate_id.as_ref().to_owned(), stance.into());
+        async move { this.debate_handler()?.vote(id, stance, support).await }
+    }
+
+    /// Argues against `target`'s position, proposing an alternative. Recorded, not scored.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateRefused`] when the target is not a participant, the caller
+    /// is neither initiator nor participant, or the debate is finished;
+    /// [`ProtocolError::DebateNotFound`].
+    pub fn counter_argument(
+        &self,
+        debate_id: impl AsRef<str>,
+        target: impl Into<AgentId>,
+        argument: impl Into<String>,
+        alternative: impl Into<String>,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let id = debate_id.as_ref().to_owned();
+        let (target, argument, alternative) = (target.into(), argument.into(), alternative.into());
+        async move {
+            this.debate_handler()?
+                .counter(id, target, argument, alternative)
+                .await
+        }
+    }
+
+    /// A fresh snapshot of a debate, read from its host; the initiator and every
+    /// participant may read it.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateNotFound`], or [`ProtocolError::DebateRefused`] for any
+    /// other agent.
+    pub fn debate(
+        &self,
+        debate_id: impl AsRef<str>,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let id = debate_id.as_ref().to_owned();
+        async move { this.debate_handler()?.snapshot(id).await }
+    }
+
+    /// Cancels a debate; only its initiator may.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::DebateRefused`] for anyone else or a finished debate;
+    /// [`ProtocolError::DebateNotFound`].
+    pub fn cancel_debate(
+        &self,
+        debate_id: impl AsRef<str>,
+    ) -> impl Future<Output = Result<DebateSession, ProtocolError>> + Send + 'static {
+        let this = self.clone();
+        let id = debate_id.as_ref().to_owned();
+        async move { this.debate_handler()?.cancel(id).await }
+    }
+
+    /// The events of a debate this agent hosts or takes part in, from now on: each
+    /// round's tally, then consensus, deadlock or cancellation (after which the stream
+    /// ends).
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::NotConfigured`] without `#[debate]`,
+    /// [`ProtocolError::DebateNotFound`] for a debate this agent is not part of.
+    pub fn debate_events(&self, debate_id: impl AsRef<str>) -> Result<DebateEvents, ProtocolError> {
+        self.debate_handler()?.events(debate_id.as_ref())
+    }
+
+    fn debate_handler(&self) -> Result<&Arc<DebateHandler>, ProtocolError> {
+        self.handler(&self.inner.debate, Paradigm::Debate)
+    }
+
+    fn handler<'h, H>(
+        &self,
+        handler: &'h Option<H>,
+        paradigm: Paradigm,
+    ) -> Result<&'h H, ProtocolError> {
+        handler
+            .as_ref()
+            .ok_or(ProtocolError::NotConfigured(paradigm))
+    }
+}
+
+impl std::fmt::Debug for ProtocolManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProtocolManager")
+            .field("agent_id", self.agent_id())
+            .field("paradigms", &self.paradigms())
+            .field("started", &self.is_started())
+            .finish()
+    }
+}

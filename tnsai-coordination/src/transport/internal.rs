@@ -1,0 +1,99 @@
+//! In-process delivery into the mailboxes of one platform's agents.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tnsai_core::{AgentId, BoxFuture, Message, TransportMode};
+
+use crate::directory::Directory;
+use crate::transport::Transport;
+use crate::{DeliveryReport, TransportError};
+
+/// The in-process transport: delivers straight into the bounded mailboxes of the agents
+/// on the same [`Platform`](crate::Platform).
+///
+/// Sending fails with `Transport not started` after [`stop`](Transport::stop) and with
+/// `Unknown receiver: <id>` for an agent the platform does not host.
+pub struct InternalTransport {
+    directory: Arc<Directory>,
+    started: AtomicBool,
+}
+
+impl InternalTransport {
+    pub(crate) fn new(directory: Arc<Directory>) -> Self {
+        Self {
+            directory,
+            started: AtomicBool::new(true),
+        }
+    }
+
+    async fn send_now(&self, message: Message) -> Result<(), TransportError> {
+        if !self.is_started() {
+            return Err(TransportError::not_started());
+        }
+        let Some(receiver) = message.receiver() else {
+            return Err(TransportError::new(
+                crate::TransportErrorKind::Delivery,
+                "a message sent to one agent must name its receiver",
+            ));
+        };
+        let agent = self
+            .directory
+            .get(receiver.as_str())
+            .ok_or_else(|| TransportError::unknown_receiver(receiver.clone()))?;
+        agent.deliver(message).await
+    }
+
+    async fn publish_now(&self, message: Message) -> DeliveryReport {
+        if !self.is_started() {
+            return DeliveryReport::default();
+        }
+        let Some(topic) = message.topic() else {
+            return DeliveryReport::default();
+        };
+        let subscribers = self
+            .directory
+            .subscribers(topic, message.payload(), message.sender());
+        let mut delivered = Vec::with_capacity(subscribers.len());
+        let mut failed = Vec::new();
+        for agent in subscribers {
+            match agent.deliver(message.clone()).await {
+                Ok(()) => delivered.push(agent.id.clone()),
+                Err(error) => failed.push((agent.id.clone(), error.to_string())),
+            }
+        }
+        DeliveryReport::new(delivered, failed)
+    }
+}
+
+impl Transport for InternalTransport {
+    fn mode(&self) -> TransportMode {
+        TransportMode::Internal
+    }
+
+    fn start(&self) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.started.store(true, Ordering::Release);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn stop(&self) -> BoxFuture<'_, ()> {
+        self.started.store(false, Ordering::Release);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn is_started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
+    fn reaches(&self, agent: &AgentId) -> bool {
+        self.directory.contains(agent.as_str())
+    }
+
+    fn send(&self, message: Message) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(self.send_now(message))
+    }
+
+    fn publish(&self, message: Message) -> BoxFuture<'_, DeliveryReport> {
+        Box::pin(self.publish_now(message))
+    }
+}

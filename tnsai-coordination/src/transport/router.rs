@@ -1,0 +1,78 @@
+//! Picks the transport that carries each message.
+
+use std::sync::{Arc, RwLock};
+
+use tnsai_core::{Message, TransportMode};
+
+use crate::transport::{InternalTransport, Transport};
+use crate::{DeliveryReport, TransportError};
+
+/// The platform's outbound side: local receivers go in-process, others to the first
+/// remote transport that reaches them.
+///
+/// A handler passes its attribute's [`TransportMode`]: `Internal` never leaves the
+/// process; `Http` and `Nats` prefer a transport of that mode for remote receivers. Local
+/// receivers are always served in-process, whatever the mode: the receiving platform is
+/// this one.
+pub(crate) struct Router {
+    pub(crate) internal: Arc<InternalTransport>,
+    remotes: RwLock<Vec<Arc<dyn Transport>>>,
+}
+
+impl Router {
+    pub(crate) fn new(internal: Arc<InternalTransport>) -> Self {
+        Self {
+            internal,
+            remotes: RwLock::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn add_remote(&self, transport: Arc<dyn Transport>) {
+        self.remotes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(transport);
+    }
+
+    pub(crate) fn remotes(&self) -> Vec<Arc<dyn Transport>> {
+        self.remotes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(crate) async fn send(
+        &self,
+        message: Message,
+        mode: TransportMode,
+    ) -> Result<(), TransportError> {
+        let Some(receiver) = message.receiver() else {
+            return self.internal.send(message).await;
+        };
+        if mode == TransportMode::Internal || self.internal.reaches(receiver) {
+            return self.internal.send(message).await;
+        }
+        let remotes = self.remotes();
+        let preferred = remotes
+            .iter()
+            .find(|t| t.mode() == mode && t.reaches(receiver))
+            .or_else(|| remotes.iter().find(|t| t.reaches(receiver)))
+            .cloned();
+        let remote = preferred;
+        match remote {
+            Some(transport) => transport.send(message).await,
+            None => self.internal.send(message).await,
+        }
+    }
+
+    pub(crate) async fn publish(&self, message: Message, mode: TransportMode) -> DeliveryReport {
+        let mut report = self.internal.publish(message.clone()).await;
+        if mode == TransportMode::Internal {
+            return report;
+        }
+        for transport in self.remotes() {
+            report = report.merge(transport.publish(message.clone()).await);
+        }
+        report
+    }
+}
