@@ -1,0 +1,132 @@
+//! Agents shared by the integration tests.
+#![allow(dead_code, unreachable_pub, missing_docs)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use tnsai_core::prelude::*;
+use tokio::sync::Mutex;
+
+/// A caller that speaks every paradigm but debate.
+#[direct_message]
+#[request_reply(timeout = 300)]
+#[derive(Default)]
+pub struct Caller;
+
+/// A worker with actions that succeed, fail, panic, sleep and count.
+#[direct_message]
+#[request_reply(timeout = 300)]
+#[derive(Default)]
+pub struct Worker {
+    pub calls: AtomicUsize,
+}
+
+#[actions]
+impl Worker {
+    /// Returns its parameters.
+    #[action]
+    async fn echo(&self, params: Params) -> ActionResult {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(params.into_value())
+    }
+
+    /// Processes an order.
+    #[action(name = "processOrder")]
+    async fn process_order(&self, params: Params) -> ActionResult {
+        let order = params.require_str("orderId")?;
+        Ok(json!({ "orderId": order, "status": "processed" }))
+    }
+
+    /// Always fails with the same text.
+    #[action]
+    async fn fail(&self, _params: Params) -> ActionResult {
+        Err(ActionError::new("card declined"))
+    }
+
+    /// Panics.
+    #[action]
+    async fn explode(&self, _params: Params) -> ActionResult {
+        panic!("the action exploded")
+    }
+
+    /// Sleeps `ms` milliseconds, then answers `tag`.
+    #[action]
+    async fn sleep(&self, params: Params) -> ActionResult {
+        let ms = params.get_i64("ms").unwrap_or(0);
+        tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+        Ok(json!({ "tag": params.get("tag").cloned().unwrap_or_default() }))
+    }
+
+    /// Reserved for billing.
+    #[action(role = "billing-role")]
+    async fn charge(&self, params: Params) -> ActionResult {
+        Ok(json!({ "charged": params.get_i64("amount").unwrap_or(0) }))
+    }
+}
+
+/// Records every broadcast and publication it receives, in order.
+#[derive(Default, Clone)]
+pub struct Inbox {
+    pub messages: Arc<Mutex<Vec<Message>>>,
+}
+
+impl Inbox {
+    pub async fn len(&self) -> usize {
+        self.messages.lock().await.len()
+    }
+
+    pub async fn payloads(&self) -> Vec<serde_json::Value> {
+        self.messages
+            .lock()
+            .await
+            .iter()
+            .map(|m| m.payload().clone())
+            .collect()
+    }
+
+    /// Waits (generously) until `count` messages arrived.
+    pub async fn wait_for(&self, count: usize) {
+        for _ in 0..500 {
+            if self.len().await >= count {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("expected {count} messages, got {}", self.len().await);
+    }
+}
+
+/// A model that answers text deterministically.
+pub fn summarizer() -> Arc<dyn LanguageModel> {
+    Arc::new(
+        ScriptedModel::new()
+            .when_contains("summar", "Revenue grew 12% in Q3; costs fell 3%.")
+            .otherwise("I only summarize reports."),
+    )
+}
+
+/// An agent with a language model.
+#[direct_message]
+#[derive(Default)]
+pub struct Analyst;
+
+#[actions]
+impl Analyst {
+    #[language_model]
+    fn model(&self) -> Arc<dyn LanguageModel> {
+        summarizer()
+    }
+}
+
+/// Waits until `condition` holds (checked every 5 ms, at most 5 s).
+pub async fn eventually(mut condition: impl FnMut() -> bool) {
+    for _ in 0..1000 {
+        if condition() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("condition not met within 5 s");
+}
