@@ -66,3 +66,11 @@ fn notifications_until_cancelled() {
     assert!(!s.is_complete() && !s.is_successful());
     assert_eq!(s.name(), "fipa-subscribe");
 }
+
+#[test]
+fn an_inform_that_never_had_a_subscription_is_no_notification() {
+    let s: SubscribeProtocol = common::run(&[Inform]);
+    assert_eq!(s.state(), Error);
+    assert_eq!(s.notifications().count(), 0);
+    assert_eq!(s.history().len(), 1, "the offending message is kept");
+}

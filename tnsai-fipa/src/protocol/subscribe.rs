@@ -71,7 +71,11 @@ impl SubscribeProtocol {
 
     /// The notifications (`inform`s) received so far, in order.
     pub fn notifications(&self) -> impl Iterator<Item = &FipaMessage> {
-        self.history().iter().filter(|m| m.performative() == Inform)
+        // The first message is the subscribe itself, or one that caused `Error`.
+        self.history()
+            .iter()
+            .skip(1)
+            .filter(|m| m.performative() == Inform)
     }
 }
 
