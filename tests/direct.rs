@@ -229,3 +229,42 @@ async fn every_missing_paradigm_has_its_exact_error_text() {
     assert_eq!(err.to_string(), "Debate not configured for this agent");
     assert!(direct.debate_events("any").is_err());
 }
+
+#[tokio::test]
+async fn a_caller_that_is_not_an_agent_can_call_through_the_platform() {
+    let (platform, _pm) = setup().await;
+    let request = Message::builder(MessageKind::Action, "cli-gateway")
+        .receiver("worker")
+        .action("processOrder")
+        .params(params! {"orderId" => "77"})
+        .build();
+    let reply = platform.call(request, std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(reply.payload()["orderId"], "77");
+    let failing = Message::builder(MessageKind::Action, "cli-gateway")
+        .receiver("worker")
+        .action("fail")
+        .build();
+    let error = platform.call(failing, std::time::Duration::from_secs(5)).await.unwrap_err();
+    assert_eq!(error.to_string(), "card declined");
+    let text = Message::builder(MessageKind::Text, "cli-gateway")
+        .receiver("analyst")
+        .content("summarize please")
+        .build();
+    let answer = platform.call(text, std::time::Duration::from_secs(5)).await.unwrap();
+    assert!(answer.content().unwrap().contains("Revenue"));
+}
+
+#[tokio::test]
+async fn discovery_describes_agents_and_their_actions() {
+    let (platform, _pm) = setup().await;
+    let worker = platform.describe("worker").unwrap();
+    assert_eq!(worker.paradigms, [Paradigm::Direct, Paradigm::RequestReply]);
+    let charge = worker.actions.iter().find(|a| a.name == "charge").unwrap();
+    assert_eq!(charge.role.as_deref(), Some("billing-role"));
+    assert_eq!(charge.description, "Reserved for billing.");
+    assert!(!worker.has_language_model);
+    assert!(platform.describe("analyst").unwrap().has_language_model);
+    assert!(platform.describe("ghost").is_none());
+    let ids: Vec<String> = platform.descriptions().into_iter().map(|d| d.id.to_string()).collect();
+    assert_eq!(ids, ["analyst", "caller", "worker"]);
+}

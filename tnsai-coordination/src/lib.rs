@@ -51,6 +51,7 @@
 mod answer;
 pub mod debate;
 mod delivery;
+mod description;
 mod directory;
 mod dispatch;
 mod error;
@@ -64,7 +65,12 @@ pub mod transport;
 
 pub use debate::{DebateEvent, DebateEvents, DebateSession, DebateStatus};
 pub use delivery::DeliveryReport;
+pub use description::{ActionDescription, AgentDescription};
 pub use error::{ProtocolError, SpawnError, TransportError, TransportErrorKind};
 pub use manager::ProtocolManager;
 pub use platform::{AgentHandle, Platform, PlatformConfig};
 pub use transport::Transport;
+
+/// FIPA ACL: messages, the ACL string encoding and conversation protocols (contract net
+/// included). The `tnsai-fipa` crate, re-exported.
+pub use tnsai_fipa as fipa;

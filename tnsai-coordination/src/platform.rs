@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
+use std::time::Duration;
+
 use tnsai_core::{Agent, AgentId, Message, PayloadFilter, TopicPattern};
 use tokio::sync::mpsc;
 
@@ -11,7 +13,11 @@ use crate::dispatch::spawn_dispatch;
 use crate::hosted::HostedAgent;
 use crate::transport::router::Router;
 use crate::transport::{InternalTransport, Transport};
-use crate::{DeliveryReport, ProtocolManager, SpawnError, TransportError};
+use crate::answer::into_result;
+use crate::pending::PendingReplies;
+use crate::{
+    AgentDescription, DeliveryReport, ProtocolError, ProtocolManager, SpawnError, TransportError,
+};
 
 /// Settings of a [`Platform`].
 ///
@@ -71,15 +77,20 @@ pub(crate) struct PlatformCore {
     pub(crate) router: Router,
     /// Which agent hosts each debate session started on this platform.
     pub(crate) debate_hosts: dashmap::DashMap<String, AgentId>,
+    /// Calls made through [`Platform::call`] by callers that are not agents.
+    pub(crate) gateway_calls: Arc<PendingReplies>,
     shut_down: AtomicBool,
 }
 
 impl PlatformCore {
-    pub(crate) fn terminate(&self, hosted: &Arc<HostedAgent>) -> bool {
+    pub(crate) async fn terminate(&self, hosted: &Arc<HostedAgent>) -> bool {
         let removed = self.directory.remove_exact(hosted);
         if removed {
             hosted.clear_services();
             hosted.mark_terminated();
+            for transport in self.router.remotes() {
+                transport.agent_left(&hosted.id).await;
+            }
         }
         removed
     }
@@ -131,13 +142,18 @@ impl Platform {
     /// A platform with the in-process transport and the given settings.
     pub fn with_config(config: PlatformConfig) -> Self {
         let directory = Arc::new(Directory::default());
-        let internal = Arc::new(InternalTransport::new(Arc::clone(&directory)));
+        let gateway_calls = Arc::new(PendingReplies::default());
+        let internal = Arc::new(InternalTransport::new(
+            Arc::clone(&directory),
+            Arc::clone(&gateway_calls),
+        ));
         Self {
             core: Arc::new(PlatformCore {
                 config,
                 directory,
                 router: Router::new(internal),
                 debate_hosts: dashmap::DashMap::new(),
+                gateway_calls,
                 shut_down: AtomicBool::new(false),
             }),
         }
@@ -206,6 +222,13 @@ impl Platform {
             return Err(SpawnError::DuplicateId(id));
         }
         spawn_dispatch(Arc::clone(&hosted), inbox, Arc::clone(&self.core));
+        let remotes = self.core.router.remotes();
+        if !remotes.is_empty() {
+            let description = AgentDescription::of(&hosted);
+            for transport in remotes {
+                transport.agent_joined(&description).await;
+            }
+        }
         let manager = (!hosted.specs.is_empty())
             .then(|| ProtocolManager::new(Arc::clone(&hosted), Arc::downgrade(&self.core)));
         tracing::debug!(agent_id = %id, "agent spawned");
@@ -221,7 +244,7 @@ impl Platform {
     pub async fn terminate(&self, id: impl Into<AgentId>) -> bool {
         let id = id.into();
         match self.core.directory.get(id.as_str()) {
-            Some(hosted) => self.core.terminate(&hosted),
+            Some(hosted) => self.core.terminate(&hosted).await,
             None => false,
         }
     }
@@ -229,9 +252,13 @@ impl Platform {
     /// Terminates every agent and stops the transports. Later spawns fail.
     pub async fn shutdown(&self) {
         self.core.shut_down.store(true, Ordering::Release);
+        let remotes = self.core.router.remotes();
         for hosted in self.core.directory.drain() {
             hosted.clear_services();
             hosted.mark_terminated();
+            for transport in &remotes {
+                transport.agent_left(&hosted.id).await;
+            }
         }
         for transport in self.core.router.remotes() {
             transport.stop().await;
@@ -262,6 +289,52 @@ impl Platform {
     /// Whether this platform hosts no agent.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// What discovery tells about a local agent.
+    pub fn describe(&self, id: &str) -> Option<AgentDescription> {
+        self.core
+            .directory
+            .get(id)
+            .map(|hosted| AgentDescription::of(&hosted))
+    }
+
+    /// Descriptions of every local agent, sorted by id.
+    pub fn descriptions(&self) -> Vec<AgentDescription> {
+        self.core
+            .directory
+            .ids()
+            .iter()
+            .filter_map(|id| self.describe(id.as_str()))
+            .collect()
+    }
+
+    /// Sends `message` on behalf of a caller that is not an agent of this platform (an
+    /// HTTP gateway, a command-line tool) and waits at most `timeout` for its answer. The
+    /// message's sender names the caller; its answer is matched by id, never delivered to
+    /// an agent.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::Timeout`], and the errors the receiver answers with (the same as
+    /// for [`ProtocolManager::execute_action`]).
+    pub async fn call(
+        &self,
+        message: Message,
+        timeout: Duration,
+    ) -> Result<Message, ProtocolError> {
+        let (_guard, answer) = self.core.gateway_calls.register(message.id());
+        let exchange = async {
+            self.core
+                .router
+                .send(message, tnsai_core::TransportMode::Auto)
+                .await?;
+            answer.await.map_err(|_| ProtocolError::TransportNotStarted)
+        };
+        let answer = tokio::time::timeout(timeout, exchange)
+            .await
+            .map_err(|_| ProtocolError::Timeout)??;
+        into_result(answer)
     }
 
     /// The in-process transport.
@@ -366,7 +439,7 @@ impl<A> AgentHandle<A> {
     /// its mailbox. Actions already running finish and their answers are delivered.
     pub async fn terminate(&self) {
         if let Some(core) = self.core.upgrade() {
-            core.terminate(&self.hosted);
+            core.terminate(&self.hosted).await;
         } else {
             self.hosted.mark_terminated();
         }

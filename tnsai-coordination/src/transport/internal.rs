@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tnsai_core::{AgentId, BoxFuture, Message, TransportMode};
 
 use crate::directory::Directory;
+use crate::pending::PendingReplies;
 use crate::transport::Transport;
 use crate::{DeliveryReport, TransportError};
 
@@ -16,13 +17,16 @@ use crate::{DeliveryReport, TransportError};
 /// `Unknown receiver: <id>` for an agent the platform does not host.
 pub struct InternalTransport {
     directory: Arc<Directory>,
+    /// Answers to callers that are not agents (`Platform::call`).
+    gateway: Arc<PendingReplies>,
     started: AtomicBool,
 }
 
 impl InternalTransport {
-    pub(crate) fn new(directory: Arc<Directory>) -> Self {
+    pub(crate) fn new(directory: Arc<Directory>, gateway: Arc<PendingReplies>) -> Self {
         Self {
             directory,
+            gateway,
             started: AtomicBool::new(true),
         }
     }
@@ -37,10 +41,15 @@ impl InternalTransport {
                 "a message sent to one agent must name its receiver",
             ));
         };
-        let agent = self
-            .directory
-            .get(receiver.as_str())
-            .ok_or_else(|| TransportError::unknown_receiver(receiver.clone()))?;
+        let Some(agent) = self.directory.get(receiver.as_str()) else {
+            if message.kind().is_answer()
+                && let Some(id) = message.in_reply_to()
+                && self.gateway.complete(id, message.clone())
+            {
+                return Ok(());
+            }
+            return Err(TransportError::unknown_receiver(receiver.clone()));
+        };
         agent.deliver(message).await
     }
 

@@ -5,14 +5,18 @@
 //! subscribes to the message's topic. Handlers never know which transport carries their
 //! messages; the platform's router picks one per receiver.
 
+#[cfg(feature = "http")]
+pub mod http;
 mod internal;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub(crate) mod router;
 
 pub use internal::InternalTransport;
 
 use tnsai_core::{AgentId, BoxFuture, Message, TransportMode};
 
-use crate::{DeliveryReport, TransportError};
+use crate::{AgentDescription, DeliveryReport, TransportError};
 
 /// A carrier of messages between agents.
 ///
@@ -41,4 +45,17 @@ pub trait Transport: Send + Sync + 'static {
     /// Carries a broadcast or publication to every subscriber of its topic that this
     /// transport reaches, except its sender, and reports who got it.
     fn publish(&self, message: Message) -> BoxFuture<'_, DeliveryReport>;
+
+    /// A local agent was spawned: a transport that announces agents to other platforms
+    /// does it here. The default does nothing.
+    fn agent_joined(&self, agent: &AgentDescription) -> BoxFuture<'_, ()> {
+        let _ = agent;
+        Box::pin(std::future::ready(()))
+    }
+
+    /// A local agent was terminated. The default does nothing.
+    fn agent_left(&self, agent: &AgentId) -> BoxFuture<'_, ()> {
+        let _ = agent;
+        Box::pin(std::future::ready(()))
+    }
 }

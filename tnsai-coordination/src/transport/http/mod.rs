@@ -1,0 +1,1 @@
+//! The HTTP transport: platforms on different hosts, speaking the Agora protocol.

@@ -1,0 +1,1 @@
+//! The NATS transport: agents on many machines through a broker.
