@@ -1,0 +1,15 @@
+use tnsai_core::prelude::*;
+
+#[direct_message]
+struct Billing;
+
+#[actions]
+impl Billing {
+    #[action]
+    #[language_model]
+    async fn charge(&self, _params: Params) -> ActionResult {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use tnsai_core::prelude::*;
+
+#[direct_message]
+struct Billing;
+
+impl Billing {
+    #[action]
+    async fn charge(&self, _params: Params) -> ActionResult {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[actions]
+struct Billing;
+
+fn main() {}

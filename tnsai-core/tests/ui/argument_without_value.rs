@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[broadcast(can_publish)]
+struct Reader;
+
+fn main() {}

@@ -1,0 +1,8 @@
+use tnsai_core::prelude::*;
+
+struct Billing;
+
+#[request_reply]
+impl Billing {}
+
+fn main() {}

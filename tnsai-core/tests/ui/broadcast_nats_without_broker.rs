@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[broadcast(topic = "news", transport = Nats)]
+struct Remote;
+
+fn main() {}

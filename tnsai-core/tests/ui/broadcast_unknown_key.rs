@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[broadcast(topc = "news")]
+struct Reader;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[broadcast(topic = "alerts.*")]
+struct Shouter;
+
+fn main() {}

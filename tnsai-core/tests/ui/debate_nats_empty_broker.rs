@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[debate(transport = Nats, broker = "")]
+struct Remote;
+
+fn main() {}

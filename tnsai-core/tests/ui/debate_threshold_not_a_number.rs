@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[debate(consensus_threshold = "high")]
+struct Judge;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[debate(consensus_threshold = 0.0)]
+struct Judge;
+
+fn main() {}

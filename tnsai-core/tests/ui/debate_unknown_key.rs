@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[debate(rounds = 3)]
+struct Judge;
+
+fn main() {}

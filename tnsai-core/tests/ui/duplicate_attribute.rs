@@ -1,0 +1,8 @@
+use tnsai_core::prelude::*;
+
+#[broadcast(topic = "a")]
+#[direct_message]
+#[broadcast(topic = "b")]
+struct Twice;
+
+fn main() {}

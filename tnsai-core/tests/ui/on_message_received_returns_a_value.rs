@@ -1,0 +1,14 @@
+use tnsai_core::prelude::*;
+
+#[direct_message]
+struct Billing;
+
+#[actions]
+impl Billing {
+    #[on_message_received]
+    async fn on_message(&self, _message: Message) -> bool {
+        true
+    }
+}
+
+fn main() {}

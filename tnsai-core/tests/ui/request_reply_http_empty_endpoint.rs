@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[request_reply(transport = TransportMode::Http, endpoint = "  ")]
+struct Remote;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[request_reply(timeout = -5)]
+struct Impatient;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[request_reply(timeout = 0)]
+struct Impatient;
+
+fn main() {}

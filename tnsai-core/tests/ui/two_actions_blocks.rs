@@ -1,0 +1,22 @@
+use tnsai_core::prelude::*;
+
+#[direct_message]
+struct Billing;
+
+#[actions]
+impl Billing {
+    #[action]
+    async fn charge(&self, _params: Params) -> ActionResult {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+#[actions]
+impl Billing {
+    #[action]
+    async fn refund(&self, _params: Params) -> ActionResult {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+fn main() {}

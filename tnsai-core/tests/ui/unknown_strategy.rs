@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[debate(strategy = Plurality)]
+struct Judge;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tnsai_core::prelude::*;
+
+#[pub_sub(transport = Htp)]
+struct Remote;
+
+fn main() {}
