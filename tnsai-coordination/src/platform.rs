@@ -349,26 +349,16 @@ impl Platform {
         self.core.router.add_remote(transport);
     }
 
-    /// Hands a message that arrived from another platform to the local agent it names.
-    /// Transports call this for what they receive.
+    /// Hands a message that arrived from another platform to the local agent it names
+    /// (or, for an answer, to the local call waiting for it). Transports call this for
+    /// what they receive.
     ///
     /// # Errors
     ///
     /// A [`TransportError`] when no local agent has the receiver's id or it is not
     /// accepting messages.
     pub async fn deliver(&self, message: Message) -> Result<(), TransportError> {
-        let receiver = message.receiver().cloned().ok_or_else(|| {
-            TransportError::new(
-                crate::TransportErrorKind::Delivery,
-                "a delivered message must name its receiver",
-            )
-        })?;
-        let hosted = self
-            .core
-            .directory
-            .get(receiver.as_str())
-            .ok_or_else(|| TransportError::unknown_receiver(receiver))?;
-        hosted.deliver(message).await
+        self.core.router.internal.send(message).await
     }
 
     /// Hands a broadcast or publication that arrived from another platform to the local
