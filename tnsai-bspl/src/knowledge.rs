@@ -530,16 +530,17 @@ impl Knowledge {
         if schema.ins.is_empty() {
             return Ok(());
         }
-        // The enactment that agrees with the most `in` values explains the
-        // refusal best when none agrees with all of them.
+        // Among the enactments identified by the message's `in` keys, the one
+        // agreeing with the most `in` values explains a refusal best; when no
+        // enactment has those keys, the enactment itself is unknown.
         let mut best: Option<(usize, Bindings)> = None;
         for key in self.contexts.keys() {
             let known = self.bindings(key);
-            let agreeing = schema
-                .ins
-                .iter()
-                .filter(|p| known.get(*p) == message.bindings.get(*p))
-                .count();
+            let agrees = |p: &String| known.get(p) == message.bindings.get(p);
+            if !schema.in_keys.iter().all(agrees) {
+                continue;
+            }
+            let agreeing = schema.ins.iter().filter(|p| agrees(p)).count();
             if agreeing == schema.ins.len() {
                 return Ok(());
             }
@@ -547,7 +548,12 @@ impl Knowledge {
                 best = Some((agreeing, known));
             }
         }
-        let known = best.map(|(_, known)| known).unwrap_or_default();
+        let Some((_, known)) = best else {
+            return Err(EmitError::UnboundIn {
+                message: schema.name.clone(),
+                parameter: schema.in_keys.first().unwrap_or(&schema.ins[0]).clone(),
+            });
+        };
         for parameter in &schema.ins {
             let supplied = message.bindings.get(parameter).cloned().unwrap_or_default();
             match known.get(parameter) {

@@ -129,3 +129,5 @@ pub(crate) fn strings(value: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+pub(crate) mod network;
