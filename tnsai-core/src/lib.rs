@@ -139,6 +139,17 @@ pub mod __private {
 
     impl<T: ?Sized> NoActions for T {}
 
+    /// A compile-time guard for generic agents; never implement it by hand.
+    ///
+    /// The generated `impl Agent` knows only the struct's own bounds (plus `Send + Sync +
+    /// 'static`), so an `#[actions]` block that requires more of a type parameter is
+    /// invisible to it: path resolution would silently fall back to [`NoActions`]. To make
+    /// that a compile error, the struct attribute implements this trait for a generic
+    /// agent whose struct declares no bounds beyond `Send`/`Sync`/lifetimes, and
+    /// `#[actions]` implements it for a block that requires more. Both together are a
+    /// "conflicting implementations" error whose trait name says the fix.
+    pub trait ActionsBoundsMustBeDeclaredOnTheStruct {}
+
     /// Makes an action's future `Send + 'static` behind a box, keeping the error span on
     /// the user's method when its future is not `Send`.
     pub fn box_action<F>(future: F) -> ActionFuture

@@ -10,11 +10,12 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use syn::{
-    Attribute, Expr, ExprLit, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, Meta, ReturnType,
-    Signature, Type,
+    Attribute, Expr, ExprLit, FnArg, GenericArgument, GenericParam, ImplItem, ImplItemFn, ItemImpl,
+    Lit, Meta, PathArguments, ReturnType, Signature, Type,
 };
 
 use crate::args::{self, Slot};
+use crate::bounds;
 use crate::errors::Errors;
 
 /// A method marker inside an `#[actions]` block.
@@ -88,6 +89,9 @@ pub(crate) struct ActionsModel {
     pub(crate) actions: Vec<Action>,
     pub(crate) callback: Option<Callback>,
     pub(crate) model: Option<Model>,
+    /// The first bound the block requires beyond `Send + Sync + 'static`, if any (see
+    /// [`crate::bounds`]).
+    pub(crate) extra_bound: Option<Span>,
 }
 
 /// Removes the markers from `block` and reads the marked methods.
@@ -98,7 +102,11 @@ pub(crate) fn analyze(block: &mut ItemImpl, errors: &mut Errors) -> ActionsModel
             "#[actions] must be on an inherent impl block (`impl MyAgent { ... }`), not on a trait implementation",
         );
     }
-    let mut model = ActionsModel::default();
+    check_self_type(block, errors);
+    let mut model = ActionsModel {
+        extra_bound: bounds::first_extra_bound(&block.generics),
+        ..ActionsModel::default()
+    };
     let mut names: HashMap<String, syn::Ident> = HashMap::new();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else {
@@ -177,6 +185,51 @@ pub(crate) fn analyze(block: &mut ItemImpl, errors: &mut Errors) -> ActionsModel
         }
     }
     model
+}
+
+/// The block must be for every instantiation of the agent (`impl<T> Wrapper<T>`), because
+/// the generated `impl Agent` is generic: it would never see `impl Wrapper<u32>`.
+fn check_self_type(block: &ItemImpl, errors: &mut Errors) {
+    let Type::Path(path) = &*block.self_ty else {
+        return;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return;
+    };
+    let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return;
+    };
+    let own: Vec<String> = block
+        .generics
+        .params
+        .iter()
+        .map(|param| match param {
+            GenericParam::Type(t) => t.ident.to_string(),
+            GenericParam::Lifetime(l) => l.lifetime.to_string(),
+            GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    for argument in &arguments.args {
+        let name = match argument {
+            GenericArgument::Lifetime(lifetime) if lifetime.ident == "_" => continue,
+            GenericArgument::Lifetime(lifetime) => Some(lifetime.to_string()),
+            GenericArgument::Type(Type::Path(ty)) if ty.qself.is_none() => {
+                ty.path.get_ident().map(ToString::to_string)
+            }
+            _ => None,
+        };
+        match name {
+            Some(name) if own.contains(&name) && !seen.contains(&name) => seen.push(name),
+            _ => errors.spanned(
+                argument,
+                format!(
+                    "#[actions] must cover every instantiation of `{agent}`: use the impl's own generic parameters here, as in `impl<T> {agent}<T>`; the generated `impl Agent` is generic and would never see a block for one instantiation",
+                    agent = last.ident
+                ),
+            ),
+        }
+    }
 }
 
 /// Removes the markers from `attrs`, in order.

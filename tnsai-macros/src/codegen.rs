@@ -12,6 +12,7 @@ use syn::{GenericParam, Generics, ItemImpl};
 
 use crate::actions_attr::ActionsModel;
 use crate::agent_attr::{AgentModel, Strategy, Target, Transport};
+use crate::bounds;
 
 /// `generics` with every type parameter bounded `Send + Sync + 'static` and every
 /// lifetime outliving `'static`, as an `Agent` must be.
@@ -177,8 +178,18 @@ pub(crate) fn agent_impl(target: &Target, model: &AgentModel) -> TokenStream {
     let generics = with_agent_bounds(&target.generics);
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let specs = specs(model);
+    let guard = bounds::is_generic_without_extra_bounds(&target.generics).then(|| {
+        let (impl_generics, type_generics, where_clause) = target.generics.split_for_impl();
+        quote_spanned! {located(ident.span())=>
+            #[automatically_derived]
+            impl #impl_generics ::tnsai_core::__private::ActionsBoundsMustBeDeclaredOnTheStruct
+                for #ident #type_generics #where_clause {}
+        }
+    });
     quote! {
         const _: () = {
+            #guard
+
             #[automatically_derived]
             impl #impl_generics ::tnsai_core::Agent for #ident #type_generics #where_clause {
                 fn protocol_specs(&self) -> ::tnsai_core::ProtocolSpecs {
@@ -314,8 +325,19 @@ pub(crate) fn actions_impl(block: &ItemImpl, model: &ActionsModel) -> TokenStrea
         }
     });
 
+    let guard = model.extra_bound.map(|span| {
+        let (impl_generics, _, where_clause) = block.generics.split_for_impl();
+        quote_spanned! {located(span)=>
+            #[automatically_derived]
+            impl #impl_generics ::tnsai_core::__private::ActionsBoundsMustBeDeclaredOnTheStruct
+                for #self_ty #where_clause {}
+        }
+    });
+
     quote! {
         const _: () = {
+            #guard
+
             #[automatically_derived]
             #[doc(hidden)]
             impl #impl_generics #self_ty #where_clause {

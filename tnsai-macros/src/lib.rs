@@ -58,6 +58,19 @@
 //! Type parameters of an agent are bounded `Send + Sync + 'static` in the generated
 //! impls (an agent is shared between tasks), and lifetimes must be `'static`.
 //!
+//! # Generic agents
+//!
+//! The generated `impl Agent` is generic over the agent's parameters and knows only the
+//! bounds the struct declares, plus `Send + Sync + 'static`. An `#[actions]` block must
+//! therefore be written for every instantiation (`impl<T> Wrapper<T>`, not
+//! `impl Wrapper<u32>`; the latter is an error) and must not require more of its type
+//! parameters than the struct declares: if it needs `T: Display`, declare
+//! `struct Wrapper<T: Display>` as well. When the struct declares no such bound, a block
+//! that requires one is a compile error ("conflicting implementations of trait
+//! `ActionsBoundsMustBeDeclaredOnTheStruct`"); when the struct declares some bounds but
+//! not all that the block needs, the compiler cannot tell and the agent has no actions,
+//! so keep the two lists equal.
+//!
 //! # `#[actions]`
 //!
 //! Optional, on the agent's inherent impl block (at most one block per type). Inside it:
@@ -76,8 +89,8 @@
 //! `__tnsai_on_message_received` / `__tnsai_language_model` when marked), and the
 //! generated `impl Agent` calls them as `Self::__tnsai_*`. Path resolution prefers
 //! inherent functions over the blanket defaults of `tnsai_core::__private::NoActions`, so
-//! an agent without `#[actions]` has no actions. For a generic agent, the `#[actions]`
-//! block must not ask for more bounds than the struct declares.
+//! an agent without `#[actions]` has no actions. A second `#[actions]` block for the same
+//! type is a "duplicate definitions with name `__tnsai_actions`" error on both blocks.
 //!
 //! # Errors
 //!
@@ -90,6 +103,7 @@
 mod actions_attr;
 mod agent_attr;
 mod args;
+mod bounds;
 mod codegen;
 mod errors;
 mod expand;
