@@ -5,7 +5,8 @@ mod common;
 
 use common::{crate_protocol, protocol_oracles, strings};
 use tnsai_bspl::verify::{
-    self, Event, Liveness, Safety, VerifyOptions, check_liveness, check_safety,
+    self, Event, Liveness, Safety, VerifyOptions, check_liveness, check_safety, replay,
+    stuck_outcomes,
 };
 use tnsai_bspl::{Protocol, Specification};
 
@@ -31,10 +32,34 @@ fn verdicts_match_the_oracle_for_every_protocol() {
 
         let live = expected["liveness"]["live"].as_bool();
         assert_eq!(Some(report.liveness.is_live()), live, "{label}: liveness");
-        if let Liveness::NotLive { incomplete, .. } = &report.liveness {
+        if let Liveness::NotLive { incomplete, path } = &report.liveness {
+            // The reference tool reports the unbound outs of whichever stuck
+            // run it finds first, which varies between its runs: the oracle's
+            // set must be one of the ways this protocol can get stuck.
             let mut expected_incomplete = strings(&expected["liveness"]["incomplete"]);
             expected_incomplete.sort();
-            assert_eq!(incomplete, &expected_incomplete, "{label}: incomplete");
+            let outcomes = stuck_outcomes(&protocol, &VerifyOptions::liveness())
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            let possible: Vec<&Vec<String>> = outcomes
+                .iter()
+                .filter_map(|o| match o {
+                    Liveness::NotLive { incomplete, .. } => Some(incomplete),
+                    Liveness::Live => None,
+                })
+                .collect();
+            assert!(
+                possible.contains(&&expected_incomplete),
+                "{label}: oracle incomplete {expected_incomplete:?} not among {possible:?}"
+            );
+            let outcome = replay(&protocol, path, &VerifyOptions::liveness())
+                .unwrap_or_else(|e| panic!("{label}: our counterexample does not replay: {e}"));
+            assert!(outcome.stuck, "{label}: counterexample not stuck");
+            assert_eq!(&outcome.unbound_outs, incomplete, "{label}");
+        }
+        if let Safety::Unsafe { parameter, path } = &report.safety {
+            let outcome = replay(&protocol, path, &VerifyOptions::safety())
+                .unwrap_or_else(|e| panic!("{label}: our counterexample does not replay: {e}"));
+            assert_eq!(outcome.conflict.as_ref(), Some(parameter), "{label}");
         }
 
         assert_eq!(
@@ -52,6 +77,77 @@ fn verdicts_match_the_oracle_for_every_protocol() {
             "{label}: loaded protocol reported ill-formed"
         );
     }
+}
+
+/// Events of a reference-tool path (`Buyer!ask`, `Seller?ask`; external
+/// sources as `*External*!external->A` then `A?external->A`) in our form.
+fn reference_path(protocol: &Protocol, steps: &[String]) -> Vec<Event> {
+    let public_ins: Vec<String> = protocol
+        .public_adorned(tnsai_bspl::Adornment::In)
+        .map(str::to_owned)
+        .collect();
+    steps
+        .iter()
+        .filter(|step| !step.starts_with("*External*!"))
+        .map(|step| match step.split_once("?external->") {
+            Some((role, _)) => Event::ExternalInput {
+                role: role.to_owned(),
+                parameters: public_ins.clone(),
+            },
+            None => step.parse().unwrap_or_else(|e| panic!("{step}: {e}")),
+        })
+        .collect()
+}
+
+#[test]
+fn reference_counterexamples_replay_to_the_same_verdict() {
+    let mut replayed = 0;
+    for oracle in protocol_oracles() {
+        let label = oracle.label();
+        let (_, protocol) = oracle.load();
+        let reference = &oracle.json["verification"]["python_reference"];
+        if let Some(steps) = reference.get("liveness_counterexample") {
+            let path = reference_path(&protocol, &strings(steps));
+            let outcome = replay(&protocol, &path, &VerifyOptions::liveness())
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert!(
+                outcome.stuck,
+                "{label}: reference counterexample is not stuck here"
+            );
+            let mut expected = strings(&oracle.json["verification"]["liveness"]["incomplete"]);
+            expected.sort();
+            assert_eq!(outcome.unbound_outs, expected, "{label}");
+            replayed += 1;
+        }
+        if let Some(steps) = reference.get("safety_counterexample") {
+            let path = reference_path(&protocol, &strings(steps));
+            let outcome = replay(&protocol, &path, &VerifyOptions::safety())
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(
+                outcome.conflict.as_deref(),
+                oracle.json["verification"]["safety"]["unsafe"].as_str(),
+                "{label}"
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "no reference counterexamples in the fixtures");
+}
+
+#[test]
+fn impossible_steps_are_reported() {
+    let protocol = crate_protocol("purchase.bspl", "Purchase");
+    let path: Vec<Event> = ["Seller?rfq"]
+        .iter()
+        .map(|s| s.parse().unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    assert!(matches!(
+        replay(&protocol, &path, &VerifyOptions::safety()),
+        Err(verify::VerifyError::ImpossibleStep { index: 0, .. })
+    ));
+    assert!("no marker".parse::<Event>().is_err());
+    let round_trip: Event = "A?external[x, y]".parse().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(round_trip.to_string(), "A?external[x, y]");
 }
 
 /// Replays a path and checks it is a run of the protocol: every reception

@@ -70,6 +70,49 @@ impl fmt::Display for Event {
     }
 }
 
+/// Reads the form [`Event`] displays: `role!message`, `role?message` or
+/// `role?external[p, q]`.
+impl std::str::FromStr for Event {
+    type Err = VerifyError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let unreadable = || VerifyError::UnreadableEvent {
+            text: text.to_owned(),
+        };
+        let split = text.find(['!', '?']).ok_or_else(unreadable)?;
+        let (role, rest) = text.split_at(split);
+        let (marker, message) = rest.split_at(1);
+        if role.is_empty() || message.is_empty() {
+            return Err(unreadable());
+        }
+        let role = role.to_owned();
+        if marker == "!" {
+            return Ok(Self::Emission {
+                role,
+                message: message.to_owned(),
+            });
+        }
+        match message
+            .strip_prefix("external[")
+            .and_then(|m| m.strip_suffix(']'))
+        {
+            Some(list) => Ok(Self::ExternalInput {
+                role,
+                parameters: list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+            None => Ok(Self::Reception {
+                role,
+                message: message.to_owned(),
+            }),
+        }
+    }
+}
+
 /// A fixed-size set of small integers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Bits(Vec<u64>);
@@ -173,8 +216,9 @@ pub(crate) struct Findings {
     pub(crate) transitions: usize,
     /// First conflicting parameter and a path to it.
     pub(crate) unsafe_path: Option<(String, Vec<Event>)>,
-    /// Public `out` parameters unbound in a final state, and a path to it.
-    pub(crate) incomplete: Option<(Vec<String>, Vec<Event>)>,
+    /// Each distinct set of public `out` parameters left unbound in a final
+    /// state, with a shortest path to such a state, in the order found.
+    pub(crate) incomplete: Vec<(Vec<String>, Vec<Event>)>,
     /// Parameters some reachable emission binds.
     pub(crate) bound: Vec<String>,
     /// Parameters some reachable emission has as `in` or `nil`.
@@ -491,6 +535,51 @@ impl Model {
     }
 }
 
+/// What a replayed run leads to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunOutcome {
+    /// A parameter two roles bound on the run, if any.
+    pub conflict: Option<String>,
+    /// Whether nothing can happen after the run.
+    pub stuck: bool,
+    /// Public `out` parameters no message on the run binds, sorted.
+    pub unbound_outs: Vec<String>,
+}
+
+/// Replays `path` step by step, failing at the first event that is not
+/// possible at that point.
+pub(crate) fn replay(
+    protocol: &Protocol,
+    path: &[Event],
+    options: &VerifyOptions,
+) -> Result<RunOutcome, VerifyError> {
+    let model = Model::new(protocol, options.external_sources);
+    let mut state = model.initial_state();
+    let mut conflict = None;
+    for (index, event) in path.iter().enumerate() {
+        let step = model
+            .successors(&state, false)
+            .into_iter()
+            .find(|step| model.event(*step) == *event)
+            .ok_or_else(|| VerifyError::ImpossibleStep {
+                protocol: protocol.name().to_owned(),
+                index,
+                event: event.to_string(),
+            })?;
+        state = model.apply(&state, step);
+        if let (None, Step::Emit(emitted)) = (&conflict, step) {
+            conflict = model
+                .conflict(&state, emitted)
+                .map(|p| model.parameters[p].clone());
+        }
+    }
+    Ok(RunOutcome {
+        conflict,
+        stuck: model.successors(&state, false).is_empty(),
+        unbound_outs: model.missing_outs(&state),
+    })
+}
+
 /// Explores the state space; stops at the first conflict when
 /// `stop_at_conflict` is set.
 pub(crate) fn explore(
@@ -509,7 +598,7 @@ pub(crate) fn explore(
         states: 0,
         transitions: 0,
         unsafe_path: None,
-        incomplete: None,
+        incomplete: Vec::new(),
         bound: Vec::new(),
         consumed: Vec::new(),
     };
@@ -528,10 +617,12 @@ pub(crate) fn explore(
     while let Some(current) = queue.pop_front() {
         let state = states[current].clone();
         let steps = model.successors(&state, options.reduction);
-        if steps.is_empty() && findings.incomplete.is_none() {
+        if steps.is_empty() {
             let missing = model.missing_outs(&state);
-            if !missing.is_empty() {
-                findings.incomplete = Some((missing, path_to(&parents, current)));
+            if !missing.is_empty() && !findings.incomplete.iter().any(|(m, _)| *m == missing) {
+                findings
+                    .incomplete
+                    .push((missing, path_to(&parents, current)));
             }
         }
         for step in steps {

@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::protocol::Protocol;
 
-pub use explore::Event;
+pub use explore::{Event, RunOutcome};
 pub use wellformed::{Diagnostic, check_well_formed};
 
 /// How to explore the state space.
@@ -88,6 +88,22 @@ pub enum VerifyError {
         protocol: String,
         /// The limit that was hit.
         limit: usize,
+    },
+    /// A replayed path contains an event that cannot happen at that point.
+    #[error("in protocol '{protocol}', step {index} ({event}) is not possible there")]
+    ImpossibleStep {
+        /// The protocol.
+        protocol: String,
+        /// Position of the event in the path, from 0.
+        index: usize,
+        /// The event.
+        event: String,
+    },
+    /// A path text does not describe an event.
+    #[error("'{text}' is not an event (expected role!message or role?message)")]
+    UnreadableEvent {
+        /// The text.
+        text: String,
     },
 }
 
@@ -175,13 +191,39 @@ pub fn check_safety(protocol: &Protocol, options: &VerifyOptions) -> Result<Safe
     Ok(safety_of(findings.unsafe_path))
 }
 
-/// Checks liveness.
+/// Checks liveness; the counterexample is a shortest path to a stuck state.
 pub fn check_liveness(
     protocol: &Protocol,
     options: &VerifyOptions,
 ) -> Result<Liveness, VerifyError> {
     let findings = explore::explore(protocol, options, false)?;
     Ok(liveness_of(findings.incomplete))
+}
+
+/// Every distinct way an enactment can get stuck: each set of public `out`
+/// parameters left unbound in some final state, with a shortest path there.
+/// (The reference tool reports one of these, which one varying from run to
+/// run.)
+pub fn stuck_outcomes(
+    protocol: &Protocol,
+    options: &VerifyOptions,
+) -> Result<Vec<Liveness>, VerifyError> {
+    let findings = explore::explore(protocol, options, false)?;
+    Ok(findings
+        .incomplete
+        .into_iter()
+        .map(|(incomplete, path)| Liveness::NotLive { incomplete, path })
+        .collect())
+}
+
+/// Replays a run (for instance a counterexample) and reports whether it is
+/// possible, conflicting and stuck.
+pub fn replay(
+    protocol: &Protocol,
+    path: &[Event],
+    options: &VerifyOptions,
+) -> Result<RunOutcome, VerifyError> {
+    explore::replay(protocol, path, options)
 }
 
 /// Declared parameters (public and private) that no reachable message binds.
@@ -232,8 +274,8 @@ fn safety_of(conflict: Option<(String, Vec<Event>)>) -> Safety {
     }
 }
 
-fn liveness_of(stuck: Option<(Vec<String>, Vec<Event>)>) -> Liveness {
-    match stuck {
+fn liveness_of(stuck: Vec<(Vec<String>, Vec<Event>)>) -> Liveness {
+    match stuck.into_iter().next() {
         None => Liveness::Live,
         Some((incomplete, path)) => Liveness::NotLive { incomplete, path },
     }

@@ -130,4 +130,5 @@ pub(crate) fn strings(value: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+pub(crate) mod generate;
 pub(crate) mod network;
