@@ -47,6 +47,10 @@ pub struct AgentDescription {
     pub actions: Vec<ActionDescription>,
     /// Whether a language model answers text sent to it.
     pub has_language_model: bool,
+    /// Whether its direct inbox is durable (`#[direct_message(durable = true)]`): a
+    /// transport with durable queues keeps the messages sent to it while it is away.
+    #[serde(default)]
+    pub durable: bool,
 }
 
 impl AgentDescription {
@@ -55,7 +59,11 @@ impl AgentDescription {
         Self {
             id: hosted.id.clone(),
             paradigms: specs.paradigms().into_iter().collect(),
-            subscriptions: specs.subscriptions().into_iter().map(str::to_owned).collect(),
+            subscriptions: specs
+                .subscriptions()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
             filter: specs.pub_sub().and_then(|p| p.filter()).map(str::to_owned),
             actions: hosted
                 .agent
@@ -68,6 +76,7 @@ impl AgentDescription {
                 })
                 .collect(),
             has_language_model: hosted.agent.language_model().is_some(),
+            durable: specs.direct().is_some_and(|d| d.durable()),
         }
     }
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use tnsai_core::{CallbackFuture, CompletionRequest, Message, MessageKind};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
 use tracing::Instrument;
 
 use crate::ProtocolError;
@@ -28,7 +29,6 @@ async fn serve(
     mut inbox: mpsc::Receiver<Message>,
     core: Arc<PlatformCore>,
 ) {
-    let limit = Arc::new(Semaphore::new(core.config.max_concurrent_actions()));
     // Created on the first callback, so agents that never receive broadcasts cost nothing.
     let mut callbacks: Option<mpsc::Sender<CallbackFuture>> = None;
     loop {
@@ -49,7 +49,16 @@ async fn serve(
                 let queue = callbacks.get_or_insert_with(|| {
                     spawn_callback_worker(Arc::clone(&hosted), core.config.mailbox_capacity())
                 });
-                if queue.send(callback).await.is_err() {
+                let queued = match queue.try_send(callback) {
+                    Ok(()) => Ok(()),
+                    // Boxed: waiting for room is rare, and its future would otherwise
+                    // enlarge every agent's idle task.
+                    Err(TrySendError::Full(callback)) => {
+                        Box::pin(queue.send(callback)).await.map_err(|_| ())
+                    }
+                    Err(TrySendError::Closed(_)) => Err(()),
+                };
+                if queued.is_err() {
                     tracing::error!(agent_id = %hosted.id, "callback worker ended; callback dropped");
                 }
             }
@@ -59,30 +68,38 @@ async fn serve(
                 }
             }
             _ => {
-                let permit = tokio::select! {
+                let acquired = tokio::select! {
                     biased;
                     () = hosted.shutdown.notified() => {
-                        refuse(&core, &hosted, &message).await;
+                        Box::pin(refuse(&core, &hosted, &message)).await;
                         break;
                     }
-                    permit = Arc::clone(&limit).acquire_owned() => match permit {
-                        Ok(permit) => permit,
-                        Err(_) => break,
-                    },
+                    permit = hosted.action_slots.acquire() => permit,
                 };
-                tokio::spawn(handle(
-                    Arc::clone(&hosted),
-                    Arc::clone(&core),
-                    message,
-                    permit,
-                ));
+                match acquired {
+                    // The slot travels with the task and is returned when it ends.
+                    Ok(permit) => permit.forget(),
+                    Err(_) => break,
+                }
+                let slot = ActionSlot(Arc::clone(&hosted));
+                tokio::spawn(handle(slot, Arc::clone(&core), message));
             }
         }
     }
     // Nothing queued is lost silently: every call still in the mailbox gets an error answer.
     inbox.close();
     while let Ok(message) = inbox.try_recv() {
-        refuse(&core, &hosted, &message).await;
+        Box::pin(refuse(&core, &hosted, &message)).await;
+    }
+}
+
+/// One of the agent's action slots, held by a running action task; returned on drop, so
+/// a panicking or cancelled task gives its slot back too.
+struct ActionSlot(Arc<HostedAgent>);
+
+impl Drop for ActionSlot {
+    fn drop(&mut self) {
+        self.0.action_slots.add_permits(1);
     }
 }
 
@@ -123,12 +140,8 @@ fn spawn_callback_worker(
     tx
 }
 
-async fn handle(
-    hosted: Arc<HostedAgent>,
-    core: Arc<PlatformCore>,
-    message: Message,
-    permit: OwnedSemaphorePermit,
-) {
+async fn handle(slot: ActionSlot, core: Arc<PlatformCore>, message: Message) {
+    let hosted = Arc::clone(&slot.0);
     let span = tracing::info_span!(
         "tnsai.receive",
         agent_id = %hosted.id,
@@ -151,7 +164,7 @@ async fn handle(
                 )),
             },
         };
-        drop(permit);
+        drop(slot);
         if let Some(answer) = answer
             && let Err(error) = core
                 .router

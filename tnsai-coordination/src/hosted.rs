@@ -23,7 +23,9 @@ pub(crate) struct HostedAgent {
     pub(crate) id: AgentId,
     pub(crate) agent: Arc<dyn Agent>,
     pub(crate) specs: ProtocolSpecs,
-    pub(crate) filter: Option<PayloadFilter>,
+    pub(crate) filter: Option<Box<PayloadFilter>>,
+    /// Bounds how many of the agent's actions run at once.
+    pub(crate) action_slots: tokio::sync::Semaphore,
     mailbox: mpsc::Sender<Message>,
     pub(crate) pending: PendingReplies,
     started: AtomicBool,
@@ -39,12 +41,14 @@ impl HostedAgent {
         specs: ProtocolSpecs,
         filter: Option<PayloadFilter>,
         mailbox: mpsc::Sender<Message>,
+        max_concurrent_actions: usize,
     ) -> Self {
         Self {
             id,
             agent,
             specs,
-            filter,
+            filter: filter.map(Box::new),
+            action_slots: tokio::sync::Semaphore::new(max_concurrent_actions),
             mailbox,
             pending: PendingReplies::default(),
             started: AtomicBool::new(true),

@@ -19,12 +19,10 @@ use crate::link::Link;
 use crate::platform::PlatformCore;
 use crate::{DeliveryReport, ProtocolError};
 
+/// The link and the one stateful handler; the other handlers are views over the hosted
+/// agent's specs made per call, so a manager costs a few words per agent.
 struct ManagerInner {
     link: Link,
-    direct: Option<DirectHandler>,
-    broadcast: Option<BroadcastHandler>,
-    pub_sub: Option<PubSubHandler>,
-    request_reply: Option<RequestReplyHandler>,
     debate: Option<Arc<DebateHandler>>,
 }
 
@@ -75,9 +73,9 @@ pub struct ProtocolManager {
 
 impl ProtocolManager {
     pub(crate) fn new(hosted: Arc<HostedAgent>, core: Weak<PlatformCore>) -> Self {
-        let specs = hosted.specs.clone();
         let link = Link::new(Arc::clone(&hosted), core);
-        let debate = specs
+        let debate = hosted
+            .specs
             .debate()
             .cloned()
             .map(|spec| DebateHandler::new(spec, link.clone()));
@@ -85,14 +83,7 @@ impl ProtocolManager {
             hosted.register_service(MessageKind::Debate, Arc::clone(debate) as _);
         }
         Self {
-            inner: Arc::new(ManagerInner {
-                direct: specs.direct().cloned().map(DirectHandler::new),
-                broadcast: specs.broadcast().cloned().map(BroadcastHandler::new),
-                pub_sub: specs.pub_sub().cloned().map(PubSubHandler::new),
-                request_reply: specs.request_reply().cloned().map(RequestReplyHandler::new),
-                debate,
-                link,
-            }),
+            inner: Arc::new(ManagerInner { link, debate }),
         }
     }
 
@@ -157,9 +148,8 @@ impl ProtocolManager {
         let this = self.clone();
         let (receiver, action) = (receiver.into(), action.into());
         async move {
-            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
-            direct
-                .execute_action(&this.inner.link, receiver, action, None, params)
+            this.direct()?
+                .execute_action(receiver, action, None, params)
                 .await
         }
     }
@@ -181,9 +171,8 @@ impl ProtocolManager {
         let this = self.clone();
         let (receiver, role, action) = (receiver.into(), role.into(), action.into());
         async move {
-            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
-            direct
-                .execute_action(&this.inner.link, receiver, action, Some(role), params)
+            this.direct()?
+                .execute_action(receiver, action, Some(role), params)
                 .await
         }
     }
@@ -202,10 +191,7 @@ impl ProtocolManager {
     ) -> impl Future<Output = Result<Message, ProtocolError>> + Send + 'static {
         let this = self.clone();
         let (receiver, text) = (receiver.into(), text.into());
-        async move {
-            let direct = this.handler(&this.inner.direct, Paradigm::Direct)?;
-            direct.send_message(&this.inner.link, receiver, text).await
-        }
+        async move { this.direct()?.send_message(receiver, text).await }
     }
 
     /// Broadcasts `payload` on the agent's `#[broadcast]` topic to every agent whose
@@ -223,10 +209,7 @@ impl ProtocolManager {
     ) -> impl Future<Output = Result<DeliveryReport, ProtocolError>> + Send + 'static {
         let this = self.clone();
         let payload = to_payload(&payload);
-        async move {
-            let broadcast = this.handler(&this.inner.broadcast, Paradigm::Broadcast)?;
-            broadcast.broadcast(&this.inner.link, payload?).await
-        }
+        async move { this.broadcast_handler()?.broadcast(payload?).await }
     }
 
     /// Publishes `payload` to `topic`, for every agent subscribed to it (the recipient
@@ -246,10 +229,7 @@ impl ProtocolManager {
         let this = self.clone();
         let topic = topic.into();
         let payload = to_payload(&payload);
-        async move {
-            let pub_sub = this.handler(&this.inner.pub_sub, Paradigm::PubSub)?;
-            pub_sub.publish(&this.inner.link, topic, payload?).await
-        }
+        async move { this.pub_sub()?.publish(topic, payload?).await }
     }
 
     /// Runs `action` on `receiver` and waits for the reply at most the `#[request_reply]`
@@ -268,9 +248,8 @@ impl ProtocolManager {
         let this = self.clone();
         let (receiver, action) = (receiver.into(), action.into());
         async move {
-            let request_reply = this.handler(&this.inner.request_reply, Paradigm::RequestReply)?;
-            request_reply
-                .request(&this.inner.link, receiver, action, params)
+            this.request_reply()?
+                .request(receiver, action, params)
                 .await
         }
     }
@@ -415,17 +394,38 @@ impl ProtocolManager {
     }
 
     fn debate_handler(&self) -> Result<&Arc<DebateHandler>, ProtocolError> {
-        self.handler(&self.inner.debate, Paradigm::Debate)
+        self.inner
+            .debate
+            .as_ref()
+            .ok_or(ProtocolError::NotConfigured(Paradigm::Debate))
     }
 
-    fn handler<'h, H>(
-        &self,
-        handler: &'h Option<H>,
-        paradigm: Paradigm,
-    ) -> Result<&'h H, ProtocolError> {
-        handler
-            .as_ref()
-            .ok_or(ProtocolError::NotConfigured(paradigm))
+    fn direct(&self) -> Result<DirectHandler<'_>, ProtocolError> {
+        let link = &self.inner.link;
+        let spec = link.hosted.specs.direct();
+        let spec = spec.ok_or(ProtocolError::NotConfigured(Paradigm::Direct))?;
+        Ok(DirectHandler::new(spec, link))
+    }
+
+    fn broadcast_handler(&self) -> Result<BroadcastHandler<'_>, ProtocolError> {
+        let link = &self.inner.link;
+        let spec = link.hosted.specs.broadcast();
+        let spec = spec.ok_or(ProtocolError::NotConfigured(Paradigm::Broadcast))?;
+        Ok(BroadcastHandler::new(spec, link))
+    }
+
+    fn pub_sub(&self) -> Result<PubSubHandler<'_>, ProtocolError> {
+        let link = &self.inner.link;
+        let spec = link.hosted.specs.pub_sub();
+        let spec = spec.ok_or(ProtocolError::NotConfigured(Paradigm::PubSub))?;
+        Ok(PubSubHandler::new(spec, link))
+    }
+
+    fn request_reply(&self) -> Result<RequestReplyHandler<'_>, ProtocolError> {
+        let link = &self.inner.link;
+        let spec = link.hosted.specs.request_reply();
+        let spec = spec.ok_or(ProtocolError::NotConfigured(Paradigm::RequestReply))?;
+        Ok(RequestReplyHandler::new(spec, link))
     }
 }
 

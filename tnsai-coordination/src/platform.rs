@@ -8,13 +8,13 @@ use std::time::Duration;
 use tnsai_core::{Agent, AgentId, Message, PayloadFilter, TopicPattern};
 use tokio::sync::mpsc;
 
+use crate::answer::into_result;
 use crate::directory::Directory;
 use crate::dispatch::spawn_dispatch;
 use crate::hosted::HostedAgent;
+use crate::pending::PendingReplies;
 use crate::transport::router::Router;
 use crate::transport::{InternalTransport, Transport};
-use crate::answer::into_result;
-use crate::pending::PendingReplies;
 use crate::{
     AgentDescription, DeliveryReport, ProtocolError, ProtocolManager, SpawnError, TransportError,
 };
@@ -217,6 +217,7 @@ impl Platform {
             specs,
             filter,
             mailbox,
+            self.core.config.max_concurrent_actions(),
         ));
         if !self.core.directory.insert(Arc::clone(&hosted), patterns) {
             return Err(SpawnError::DuplicateId(id));

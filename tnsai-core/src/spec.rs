@@ -460,11 +460,13 @@ impl DebateSpec {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProtocolSpecs {
-    direct: Option<DirectSpec>,
-    broadcast: Option<BroadcastSpec>,
-    pub_sub: Option<PubSubSpec>,
-    request_reply: Option<RequestReplySpec>,
-    debate: Option<DebateSpec>,
+    // Boxed: a platform keeps one of these per agent, and most agents declare one or two
+    // paradigms, so absent specs should cost a pointer, not their full size.
+    direct: Option<Box<DirectSpec>>,
+    broadcast: Option<Box<BroadcastSpec>>,
+    pub_sub: Option<Box<PubSubSpec>>,
+    request_reply: Option<Box<RequestReplySpec>>,
+    debate: Option<Box<DebateSpec>>,
 }
 
 impl ProtocolSpecs {
@@ -474,48 +476,48 @@ impl ProtocolSpecs {
     }
     /// Adds direct messaging.
     pub fn with_direct(mut self, spec: DirectSpec) -> Self {
-        self.direct = Some(spec);
+        self.direct = Some(Box::new(spec));
         self
     }
     /// Adds broadcast.
     pub fn with_broadcast(mut self, spec: BroadcastSpec) -> Self {
-        self.broadcast = Some(spec);
+        self.broadcast = Some(Box::new(spec));
         self
     }
     /// Adds publish/subscribe.
     pub fn with_pub_sub(mut self, spec: PubSubSpec) -> Self {
-        self.pub_sub = Some(spec);
+        self.pub_sub = Some(Box::new(spec));
         self
     }
     /// Adds request/reply.
     pub fn with_request_reply(mut self, spec: RequestReplySpec) -> Self {
-        self.request_reply = Some(spec);
+        self.request_reply = Some(Box::new(spec));
         self
     }
     /// Adds debate.
     pub fn with_debate(mut self, spec: DebateSpec) -> Self {
-        self.debate = Some(spec);
+        self.debate = Some(Box::new(spec));
         self
     }
     /// The direct spec, when declared.
     pub fn direct(&self) -> Option<&DirectSpec> {
-        self.direct.as_ref()
+        self.direct.as_deref()
     }
     /// The broadcast spec, when declared.
     pub fn broadcast(&self) -> Option<&BroadcastSpec> {
-        self.broadcast.as_ref()
+        self.broadcast.as_deref()
     }
     /// The publish/subscribe spec, when declared.
     pub fn pub_sub(&self) -> Option<&PubSubSpec> {
-        self.pub_sub.as_ref()
+        self.pub_sub.as_deref()
     }
     /// The request/reply spec, when declared.
     pub fn request_reply(&self) -> Option<&RequestReplySpec> {
-        self.request_reply.as_ref()
+        self.request_reply.as_deref()
     }
     /// The debate spec, when declared.
     pub fn debate(&self) -> Option<&DebateSpec> {
-        self.debate.as_ref()
+        self.debate.as_deref()
     }
 
     /// The declared paradigms.

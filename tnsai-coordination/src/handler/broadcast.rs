@@ -6,27 +6,25 @@ use tnsai_core::{BroadcastSpec, Message, MessageKind, Paradigm};
 use crate::link::Link;
 use crate::{DeliveryReport, ProtocolError};
 
-pub(crate) struct BroadcastHandler {
-    spec: BroadcastSpec,
+/// A view of the agent's `#[broadcast]` spec and link, made per call.
+pub(crate) struct BroadcastHandler<'a> {
+    spec: &'a BroadcastSpec,
+    link: &'a Link,
 }
 
-impl BroadcastHandler {
-    pub(crate) fn new(spec: BroadcastSpec) -> Self {
-        Self { spec }
+impl<'a> BroadcastHandler<'a> {
+    pub(crate) fn new(spec: &'a BroadcastSpec, link: &'a Link) -> Self {
+        Self { spec, link }
     }
 
-    pub(crate) async fn broadcast(
-        &self,
-        link: &Link,
-        payload: Value,
-    ) -> Result<DeliveryReport, ProtocolError> {
+    pub(crate) async fn broadcast(&self, payload: Value) -> Result<DeliveryReport, ProtocolError> {
         if !self.spec.can_publish() {
             return Err(ProtocolError::PublishNotAllowed(Paradigm::Broadcast));
         }
-        let message = Message::builder(MessageKind::Broadcast, link.id().clone())
+        let message = Message::builder(MessageKind::Broadcast, self.link.id().clone())
             .topic(self.spec.topic())
             .payload(payload)
             .build();
-        link.publish(message, self.spec.transport()).await
+        self.link.publish(message, self.spec.transport()).await
     }
 }

@@ -6,18 +6,19 @@ use tnsai_core::{Message, MessageKind, Paradigm, PubSubSpec, validate_topic};
 use crate::link::Link;
 use crate::{DeliveryReport, ProtocolError};
 
-pub(crate) struct PubSubHandler {
-    spec: PubSubSpec,
+/// A view of the agent's `#[pub_sub]` spec and link, made per call.
+pub(crate) struct PubSubHandler<'a> {
+    spec: &'a PubSubSpec,
+    link: &'a Link,
 }
 
-impl PubSubHandler {
-    pub(crate) fn new(spec: PubSubSpec) -> Self {
-        Self { spec }
+impl<'a> PubSubHandler<'a> {
+    pub(crate) fn new(spec: &'a PubSubSpec, link: &'a Link) -> Self {
+        Self { spec, link }
     }
 
     pub(crate) async fn publish(
         &self,
-        link: &Link,
         topic: String,
         payload: Value,
     ) -> Result<DeliveryReport, ProtocolError> {
@@ -25,10 +26,10 @@ impl PubSubHandler {
             return Err(ProtocolError::PublishNotAllowed(Paradigm::PubSub));
         }
         validate_topic(&topic).map_err(ProtocolError::InvalidTopic)?;
-        let message = Message::builder(MessageKind::Publish, link.id().clone())
+        let message = Message::builder(MessageKind::Publish, self.link.id().clone())
             .topic(topic)
             .payload(payload)
             .build();
-        link.publish(message, self.spec.transport()).await
+        self.link.publish(message, self.spec.transport()).await
     }
 }
