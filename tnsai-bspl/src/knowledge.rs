@@ -15,11 +15,15 @@
 //!
 //! Message `m` (sent by a role the agent plays) is enabled with `in` values
 //! `v` when
-//! * some recorded enactment knows all of `m`'s `in` parameters, with values `v`;
+//! * some recorded enactment knows all of `m`'s `in` parameters, with values
+//!   `v` (an enactment identified by one of `m`'s `out` keys does not count:
+//!   it is a sibling of the one `m` creates);
 //! * in the enactment identified by `m`'s `in` keys (with values from `v`),
 //!   none of `m`'s `out` or `nil` parameters is bound.
 //!
 //! A message without `in` parameters is always enabled, once, with no values.
+//! A message with `in` parameters but only `out` keys never is: it would
+//! start an enactment, where nothing is known yet (the verifier agrees).
 //! A message without `out` parameters therefore stays enabled after it is
 //! sent; sending it again with the same values is reported as a duplicate.
 //! These are the semantics of the reference tool's adapter.
@@ -311,10 +315,13 @@ impl Knowledge {
                 forms.push((*index, Bindings::new()));
             }
         }
+        // A message with `in` parameters but no `in` key would start a new
+        // enactment (its keys are all `out`), where nothing is known yet: it
+        // can never be enabled.
         let dependent: Vec<usize> = senders
             .iter()
             .copied()
-            .filter(|i| !self.schemas[*i].ins.is_empty())
+            .filter(|i| !self.schemas[*i].ins.is_empty() && !self.schemas[*i].in_keys.is_empty())
             .collect();
         if !dependent.is_empty() {
             let mut knowledge_cache: HashMap<KeyBinding, Bindings> = HashMap::new();
@@ -322,6 +329,9 @@ impl Knowledge {
                 let known = self.bindings(key);
                 for index in &dependent {
                     let schema = &self.schemas[*index];
+                    if !self.usable(key, schema) {
+                        continue;
+                    }
                     let Some(ins) = project_all(&known, &schema.ins) else {
                         continue;
                     };
@@ -351,6 +361,14 @@ impl Knowledge {
             .into_iter()
             .map(|(index, ins)| self.form(index, ins))
             .collect()
+    }
+
+    /// Whether what was recorded in enactment `key` may supply the `in`
+    /// values of a message: not when `key` identifies a sibling of the
+    /// enactment the message creates (it binds one of the message's `out`
+    /// keys), since a new sub-enactment knows nothing of its siblings.
+    fn usable(&self, key: &KeyBinding, schema: &Schema) -> bool {
+        !key.pairs().iter().any(|(p, _)| schema.out_keys.contains(p))
     }
 
     fn form(&self, index: usize, ins: Bindings) -> EnabledMessage {
@@ -530,11 +548,19 @@ impl Knowledge {
         if schema.ins.is_empty() {
             return Ok(());
         }
+        if schema.in_keys.is_empty() {
+            // All its keys are `out`: the message starts an enactment, in
+            // which no `in` parameter can be known yet.
+            return Err(EmitError::UnboundIn {
+                message: schema.name.clone(),
+                parameter: schema.ins[0].clone(),
+            });
+        }
         // Among the enactments identified by the message's `in` keys, the one
         // agreeing with the most `in` values explains a refusal best; when no
         // enactment has those keys, the enactment itself is unknown.
         let mut best: Option<(usize, Bindings)> = None;
-        for key in self.contexts.keys() {
+        for key in self.contexts.keys().filter(|key| self.usable(key, schema)) {
             let known = self.bindings(key);
             let agrees = |p: &String| known.get(p) == message.bindings.get(p);
             if !schema.in_keys.iter().all(agrees) {

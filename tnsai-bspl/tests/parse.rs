@@ -395,3 +395,59 @@ fn several_braceless_protocols_follow_each_other() {
     assert_eq!(names, ["First", "Second"]);
     assert_eq!(spec.protocols()[1].messages()[0].name(), "start");
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fixture_texts() -> Vec<String> {
+        protocol_sources()
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+            .collect()
+    }
+
+    /// Accepted text must print to text that reads back the same.
+    fn check(text: &str) -> Result<(), TestCaseError> {
+        if let Ok(spec) = Specification::parse(text) {
+            let again = Specification::parse(&spec.to_string());
+            prop_assert!(again.is_ok(), "{:?}", again.err());
+            let again = again.unwrap_or_else(|e| panic!("{e}"));
+            prop_assert_eq!(again.protocols(), spec.protocols());
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn arbitrary_text_never_panics(text in "[a-zA-Z0-9_ \\n{}\\[\\](),:|@>→#/-]{0,80}") {
+            check(&text)?;
+        }
+
+        #[test]
+        fn mutated_fixtures_never_panic(
+            which in 0usize..64,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, "[ a-z{}\\[\\](),:|>-]"), 1..4),
+        ) {
+            let texts = fixture_texts();
+            let mut chars: Vec<char> = texts[which % texts.len()].chars().collect();
+            for (at, kind, insert) in edits {
+                if chars.is_empty() {
+                    break;
+                }
+                let at = at.index(chars.len());
+                match kind {
+                    0 => {
+                        chars.remove(at);
+                    }
+                    1 => chars.splice(at..at, insert.chars()).for_each(drop),
+                    _ => chars.truncate(at),
+                }
+            }
+            let text: String = chars.into_iter().collect();
+            check(&text)?;
+        }
+    }
+}
