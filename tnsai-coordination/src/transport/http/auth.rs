@@ -84,6 +84,7 @@ impl TokenStore {
         self.hashes.remove(id.as_str()).is_some()
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.hashes.len()
     }

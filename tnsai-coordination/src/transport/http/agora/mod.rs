@@ -21,7 +21,7 @@
 //! assert_eq!(decode_data_uri(&uri).unwrap(), "a b/c");
 //! ```
 
-mod document;
+pub(crate) mod document;
 mod source;
 mod wire;
 

@@ -1,0 +1,417 @@
+//! The inbound side: the axum routes a platform serves.
+//!
+//! | route | what |
+//! |---|---|
+//! | `POST /agents/<id>` | an Agora request to a local agent |
+//! | `POST /agents/<id>/conversations/<cid>` | a later turn of a multi-round conversation |
+//! | `DELETE /agents/<id>/conversations/<cid>` | closes it |
+//! | `GET /agents` | the agents this platform hosts ([`PlatformListing`]) |
+//! | `GET /agents/<id>` | one of them ([`AgentEntry`]) |
+//! | `GET /.wellknown`, `GET /wellknown` | `{"<protocol hash>": ["<source>", ...]}` |
+//! | `GET /protocols/<hash>` | a protocol document's text |
+//! | `POST /` | a broadcast or publication from another platform (tnsai protocol) |
+//!
+//! Errors are JSON (`{"status": "failure", "body": "<text>", "message": "<text>",
+//! "error": "<code>"}`): 400 for malformed JSON or wrong field types, 401 without a
+//! valid token, 404 for an unknown agent, conversation, protocol or route, 405 for a
+//! wrong method, 413 for a body over the limit, 429 over the rate limit (with
+//! `Retry-After`), 503 once the transport is stopped, 504 after the request timeout.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+
+use super::agora::{AgoraRequest, AgoraResponse};
+use super::client::ORIGIN_HEADER;
+use super::listing::{AgentEntry, PlatformListing};
+use super::protocols::{AgentProtocols, TNSAI_PROTOCOL, sources};
+use super::transport::Shared;
+use crate::Platform;
+
+type Shared_ = State<Arc<Shared>>;
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    let limit = shared.config.body_limit;
+    Router::new()
+        .route("/", post(platform_request))
+        .route("/.wellknown", get(wellknown))
+        .route("/wellknown", get(wellknown))
+        .route("/agents", get(listing))
+        .route("/agents/{id}", post(agent_request).get(agent_entry))
+        .route(
+            "/agents/{id}/conversations/{conversation}",
+            post(conversation_turn).delete(close_conversation),
+        )
+        .route("/protocols/{hash}", get(protocol_text))
+        .fallback(unknown_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::from_fn_with_state(Arc::clone(&shared), guard))
+        .with_state(shared)
+}
+
+/// A JSON error answer.
+pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let message = message.into();
+    let body = json!({ "status": "failure", "body": message, "message": message, "error": code });
+    (status, Json(body)).into_response()
+}
+
+/// Tokens, the rate limit and the request timeout, for every route.
+async fn guard(State(shared): Shared_, request: Request, next: Next) -> Response {
+    let sender = if shared.config.require_tokens {
+        let bearer = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .map(str::trim);
+        match bearer.and_then(|b| shared.tokens.verify(b)) {
+            Some(id) => format!("token:{id}"),
+            None => {
+                let mut response = error(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    if bearer.is_some() {
+                        "the bearer token is not valid"
+                    } else {
+                        "this platform requires `Authorization: Bearer <token>`"
+                    },
+                );
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return response;
+            }
+        }
+    } else {
+        request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or_else(|| "unknown".to_owned(), |c| format!("ip:{}", c.0.ip()))
+    };
+    if let Some(limiter) = &shared.limiter
+        && let Err(wait) = limiter.check(&sender)
+    {
+        let mut response = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("too many requests; try again in {} ms", wait.as_millis()),
+        );
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        if let Ok(value) = HeaderValue::from_str(&seconds.max(1).to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return response;
+    }
+    let timeout = shared.config.request_timeout;
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => error(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout",
+            format!("the request was not served within {timeout:?}"),
+        ),
+    }
+}
+
+fn live(shared: &Shared) -> Result<Platform, Response> {
+    match shared.platform() {
+        Some(platform) if shared.is_started() => Ok(platform),
+        _ => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not_started",
+            "this platform's HTTP transport is stopped",
+        )),
+    }
+}
+
+fn read_request(body: Result<Bytes, BytesRejection>) -> Result<AgoraRequest, Response> {
+    let bytes = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                "the request body is larger than this platform accepts",
+            )
+        } else {
+            error(StatusCode::BAD_REQUEST, "bad_body", rejection.body_text())
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let code = match e.classify() {
+            serde_json::error::Category::Data => "invalid_request",
+            _ => "malformed_json",
+        };
+        error(
+            StatusCode::BAD_REQUEST,
+            code,
+            format!("not an Agora request: {e}"),
+        )
+    })
+}
+
+fn path<T>(path: Result<Path<T>, PathRejection>) -> Result<T, Response> {
+    path.map(|Path(value)| value)
+        .map_err(|rejection| error(StatusCode::BAD_REQUEST, "bad_path", rejection.body_text()))
+}
+
+fn unknown_agent(id: &str) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "unknown_agent",
+        format!("Unknown receiver: {id}"),
+    )
+}
+
+fn origin(headers: &HeaderMap) -> Option<&str> {
+    headers.get(ORIGIN_HEADER).and_then(|v| v.to_str().ok())
+}
+
+fn agent_protocols(
+    shared: &Shared,
+    platform: &Platform,
+    id: &str,
+) -> Result<Arc<AgentProtocols>, Response> {
+    shared
+        .protocols_of(platform, id)
+        .ok_or_else(|| unknown_agent(id))
+}
+
+async fn agent_request(
+    State(shared): Shared_,
+    id: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<AgoraResponse>, Response> {
+    let id = path(id)?;
+    let request = read_request(body)?;
+    let platform = live(&shared)?;
+    let protocols = agent_protocols(&shared, &platform, &id)?;
+    let spoken = match shared.classify(&protocols, &request).await {
+        Ok(spoken) => spoken,
+        Err(rejected) => return Ok(Json(rejected)),
+    };
+    let conversation = request
+        .multiround
+        .then(|| {
+            shared
+                .conversations
+                .open(protocols.description.id.clone(), spoken.clone())
+        });
+    let answer = shared
+        .answer(
+            &platform,
+            &protocols,
+            &spoken,
+            &[],
+            &request.body,
+            origin(&headers),
+            conversation.as_deref(),
+        )
+        .await;
+    Ok(Json(match conversation {
+        Some(conversation) => {
+            shared
+                .conversations
+                .record(&conversation, request.body, answer.body.clone());
+            answer.with_conversation(conversation)
+        }
+        None => answer,
+    }))
+}
+
+async fn conversation_turn(
+    State(shared): Shared_,
+    ids: Result<Path<(String, String)>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<AgoraResponse>, Response> {
+    let (id, conversation) = path(ids)?;
+    let request = read_request(body)?;
+    let platform = live(&shared)?;
+    let protocols = agent_protocols(&shared, &platform, &id)?;
+    let turn = shared.conversations.get(&id, &conversation).ok_or_else(|| {
+        error(
+            StatusCode::NOT_FOUND,
+            "unknown_conversation",
+            format!("{id} has no open conversation {conversation}"),
+        )
+    })?;
+    let answer = shared
+        .answer(
+            &platform,
+            &protocols,
+            &turn.spoken,
+            &turn.history,
+            &request.body,
+            origin(&headers),
+            Some(&conversation),
+        )
+        .await;
+    shared
+        .conversations
+        .record(&conversation, request.body, answer.body.clone());
+    Ok(Json(answer))
+}
+
+async fn close_conversation(
+    State(shared): Shared_,
+    ids: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Json<AgoraResponse>, Response> {
+    let (id, conversation) = path(ids)?;
+    live(&shared)?;
+    if shared.conversations.close(&id, &conversation) {
+        Ok(Json(AgoraResponse::success("")))
+    } else {
+        Err(error(
+            StatusCode::NOT_FOUND,
+            "unknown_conversation",
+            format!("{id} has no open conversation {conversation}"),
+        ))
+    }
+}
+
+async fn platform_request(
+    State(shared): Shared_,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<AgoraResponse>, Response> {
+    let request = read_request(body)?;
+    let platform = live(&shared)?;
+    if request.protocol_hash.as_deref() != Some(TNSAI_PROTOCOL.hash()) {
+        return Ok(Json(AgoraResponse::rejected(
+            "This URL is the platform itself: it takes broadcasts and publications under the \
+             tnsai message protocol. Agents are at /agents/<id>; /.wellknown lists the protocols.",
+        )));
+    }
+    Ok(Json(
+        shared
+            .publication(&platform, &request.body, origin(&headers))
+            .await,
+    ))
+}
+
+async fn wellknown(State(shared): Shared_) -> Result<Json<BTreeMap<String, Vec<String>>>, Response> {
+    let platform = live(&shared)?;
+    let base = shared.public_url();
+    let mut map = BTreeMap::new();
+    map.insert(
+        TNSAI_PROTOCOL.hash().to_owned(),
+        sources(&TNSAI_PROTOCOL, base),
+    );
+    for id in platform.agents() {
+        if let Some(protocols) = shared.protocols_of(&platform, id.as_str()) {
+            for action in &protocols.actions {
+                map.entry(action.document.hash().to_owned())
+                    .or_insert_with(|| sources(&action.document, base));
+            }
+        }
+    }
+    Ok(Json(map))
+}
+
+fn entry(shared: &Shared, protocols: &AgentProtocols) -> AgentEntry {
+    let id = protocols.description.id.as_str();
+    let url = match shared.public_url() {
+        Some(base) => format!("{base}{}", relative_agent_url(id)),
+        None => relative_agent_url(id),
+    };
+    AgentEntry {
+        description: protocols.description.clone(),
+        url,
+        protocols: protocols
+            .actions
+            .iter()
+            .map(|a| (a.name.clone(), a.document.hash().to_owned()))
+            .collect(),
+    }
+}
+
+fn relative_agent_url(id: &str) -> String {
+    format!(
+        "/agents/{}",
+        percent_encoding::utf8_percent_encode(id, percent_encoding::NON_ALPHANUMERIC)
+    )
+}
+
+async fn listing(State(shared): Shared_) -> Result<Json<PlatformListing>, Response> {
+    let platform = live(&shared)?;
+    let agents = platform
+        .agents()
+        .iter()
+        .filter_map(|id| shared.protocols_of(&platform, id.as_str()))
+        .map(|protocols| entry(&shared, &protocols))
+        .collect();
+    Ok(Json(PlatformListing {
+        platform: shared.public_url().map(str::to_owned),
+        protocol: TNSAI_PROTOCOL.hash().to_owned(),
+        agents,
+    }))
+}
+
+async fn agent_entry(
+    State(shared): Shared_,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<AgentEntry>, Response> {
+    let id = path(id)?;
+    let platform = live(&shared)?;
+    let protocols = agent_protocols(&shared, &platform, &id)?;
+    Ok(Json(entry(&shared, &protocols)))
+}
+
+async fn protocol_text(
+    State(shared): Shared_,
+    hash: Result<Path<String>, PathRejection>,
+) -> Result<Response, Response> {
+    let hash = path(hash)?;
+    let platform = live(&shared)?;
+    let text = if hash == TNSAI_PROTOCOL.hash() {
+        Some(TNSAI_PROTOCOL.text().to_owned())
+    } else {
+        platform.agents().iter().find_map(|id| {
+            let protocols = shared.protocols_of(&platform, id.as_str())?;
+            protocols
+                .action(&hash)
+                .map(|a| a.document.text().to_owned())
+        })
+    };
+    match text {
+        Some(text) => Ok((
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response()),
+        None => Err(error(
+            StatusCode::NOT_FOUND,
+            "unknown_protocol",
+            format!("this platform serves no protocol {hash}"),
+        )),
+    }
+}
+
+async fn unknown_route(request: Request) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "unknown_route",
+        format!("no route for {} {}", request.method(), request.uri().path()),
+    )
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+    )
+}
