@@ -18,7 +18,7 @@ use crate::platform::PlatformCore;
 /// Starts the task that serves `hosted`'s mailbox until the agent is terminated.
 pub(crate) fn spawn_dispatch(
     hosted: Arc<HostedAgent>,
-    inbox: mpsc::Receiver<Message>,
+    inbox: mpsc::Receiver<Option<Message>>,
     core: Arc<PlatformCore>,
 ) {
     tokio::spawn(serve(hosted, inbox, core));
@@ -26,19 +26,21 @@ pub(crate) fn spawn_dispatch(
 
 async fn serve(
     hosted: Arc<HostedAgent>,
-    mut inbox: mpsc::Receiver<Message>,
+    mut inbox: mpsc::Receiver<Option<Message>>,
     core: Arc<PlatformCore>,
 ) {
     // Created on the first callback, so agents that never receive broadcasts cost nothing.
     let mut callbacks: Option<mpsc::Sender<CallbackFuture>> = None;
     loop {
-        let message = tokio::select! {
-            biased;
-            () = hosted.shutdown.notified() => break,
-            next = inbox.recv() => match next {
-                Some(message) => message,
-                None => break,
-            },
+        // A plain receive: waiting on a `Notify` as well would take its lock on every
+        // wake-up of every agent. Termination pushes a wake-up (`None`) instead.
+        if hosted.is_terminated() {
+            break;
+        }
+        let message = match inbox.recv().await {
+            Some(Some(message)) => message,
+            Some(None) => continue,
+            None => break,
         };
         match message.kind() {
             MessageKind::Broadcast | MessageKind::Publish => {
@@ -88,7 +90,8 @@ async fn serve(
     }
     // Nothing queued is lost silently: every call still in the mailbox gets an error answer.
     inbox.close();
-    while let Ok(message) = inbox.try_recv() {
+    while let Ok(next) = inbox.try_recv() {
+        let Some(message) = next else { continue };
         Box::pin(refuse(&core, &hosted, &message)).await;
     }
 }

@@ -26,10 +26,13 @@ pub(crate) struct HostedAgent {
     pub(crate) filter: Option<Box<PayloadFilter>>,
     /// Bounds how many of the agent's actions run at once.
     pub(crate) action_slots: tokio::sync::Semaphore,
-    mailbox: mpsc::Sender<Message>,
+    /// `None` is not a message but a wake-up: the dispatch task checks whether the agent
+    /// was terminated. (`Option<Message>` is as small as `Message`.)
+    mailbox: mpsc::Sender<Option<Message>>,
     pub(crate) pending: PendingReplies,
     started: AtomicBool,
     terminated: AtomicBool,
+    /// Wakes a dispatch task that waits for an action slot when the agent is terminated.
     pub(crate) shutdown: Notify,
     services: RwLock<Vec<(MessageKind, Arc<dyn InboundService>)>>,
 }
@@ -40,7 +43,7 @@ impl HostedAgent {
         agent: Arc<dyn Agent>,
         specs: ProtocolSpecs,
         filter: Option<PayloadFilter>,
-        mailbox: mpsc::Sender<Message>,
+        mailbox: mpsc::Sender<Option<Message>>,
         max_concurrent_actions: usize,
     ) -> Self {
         Self {
@@ -78,6 +81,8 @@ impl HostedAgent {
     pub(crate) fn mark_terminated(&self) {
         self.terminated.store(true, Ordering::Release);
         self.set_started(false);
+        // A full mailbox needs no wake-up: the task is busy and checks the flag next.
+        let _ = self.mailbox.try_send(None);
         self.shutdown.notify_one();
     }
 
@@ -131,7 +136,7 @@ impl HostedAgent {
             return Err(TransportError::unavailable(self.id.clone(), "not started"));
         }
         self.mailbox
-            .send(message)
+            .send(Some(message))
             .await
             .map_err(|_| TransportError::unavailable(self.id.clone(), "terminated"))
     }
