@@ -112,7 +112,9 @@ impl Calls {
             return Settled::Nobody;
         };
         match super::wire::decode(payload) {
-            Ok(answer) if answer.in_reply_to() == Some(call.request.id()) => Settled::Answer(answer),
+            Ok(answer) if answer.in_reply_to() == Some(call.request.id()) => {
+                Settled::Answer(answer)
+            }
             Ok(answer) => {
                 tracing::warn!(
                     message_id = %answer.id(),
@@ -217,13 +219,7 @@ impl Calls {
         tokens
             .into_iter()
             .filter_map(|token| self.calls.remove(&token))
-            .map(|(_, call)| {
-                failure(
-                    &call.request,
-                    "not_started",
-                    "Transport not started",
-                )
-            })
+            .map(|(_, call)| failure(&call.request, "not_started", "Transport not started"))
             .collect()
     }
 
@@ -264,9 +260,7 @@ mod tests {
         let calls = Calls::default();
         let request = request();
         let token = calls.register_call(request.clone(), false, None);
-        let answer = request
-            .reply_builder(MessageKind::Reply, "worker")
-            .build();
+        let answer = request.reply_builder(MessageKind::Reply, "worker").build();
         let payload = serde_json::to_vec(&answer).unwrap();
         assert!(matches!(calls.settle(token, &payload), Settled::Answer(a) if a == answer));
         assert!(matches!(calls.settle(token, &payload), Settled::Nobody));
@@ -281,8 +275,14 @@ mod tests {
             panic!("expected an error answer");
         };
         let error = into_result(answer).unwrap_err();
-        assert!(matches!(error, ProtocolError::ReceiverUnavailable(_)), "{error:?}");
-        assert!(error.to_string().contains("worker is unavailable"), "{error}");
+        assert!(
+            matches!(error, ProtocolError::ReceiverUnavailable(_)),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("worker is unavailable"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -293,7 +293,10 @@ mod tests {
         let core = calls.register_call(request(), false, None);
         let expired = calls.expire(Instant::now());
         assert_eq!(expired.len(), 1);
-        assert_eq!(into_result(expired[0].clone()).unwrap_err(), ProtocolError::Timeout);
+        assert_eq!(
+            into_result(expired[0].clone()).unwrap_err(),
+            ProtocolError::Timeout
+        );
         let lost = calls.disconnected();
         assert_eq!(lost.len(), 1);
         let error = into_result(lost[0].clone()).unwrap_err();

@@ -36,7 +36,9 @@ impl fmt::Debug for NatsAuth {
                 .field("user", user)
                 .field("password", &"<redacted>")
                 .finish(),
-            NatsAuth::CredentialsFile(path) => f.debug_tuple("CredentialsFile").field(path).finish(),
+            NatsAuth::CredentialsFile(path) => {
+                f.debug_tuple("CredentialsFile").field(path).finish()
+            }
             NatsAuth::NKeySeed(_) => f.write_str("NKeySeed(<redacted>)"),
         }
     }
@@ -360,17 +362,27 @@ mod tests {
 
     #[test]
     fn debug_output_hides_every_secret() {
-        let config = NatsConfig::new("nats://alice:hunter2@example.com:4222")
-            .with_auth(NatsAuth::UserPassword {
+        let config = NatsConfig::new("nats://alice:hunter2@example.com:4222").with_auth(
+            NatsAuth::UserPassword {
                 user: "bob".into(),
                 password: "pa55word".into(),
-            });
+            },
+        );
         let text = format!("{config:?}");
-        assert!(!text.contains("hunter2") && !text.contains("pa55word"), "{text}");
+        assert!(
+            !text.contains("hunter2") && !text.contains("pa55word"),
+            "{text}"
+        );
         assert!(text.contains("alice") && text.contains("bob"), "{text}");
-        for auth in [NatsAuth::Token("tok3n".into()), NatsAuth::NKeySeed("SUSEED".into())] {
+        for auth in [
+            NatsAuth::Token("tok3n".into()),
+            NatsAuth::NKeySeed("SUSEED".into()),
+        ] {
             let text = format!("{auth:?}");
-            assert!(!text.contains("tok3n") && !text.contains("SUSEED"), "{text}");
+            assert!(
+                !text.contains("tok3n") && !text.contains("SUSEED"),
+                "{text}"
+            );
         }
     }
 

@@ -72,7 +72,10 @@ impl RemoteDirectory {
     /// Applies one change of the discovery bucket.
     pub(crate) fn apply_announcement(&self, key: &str, operation: Operation, value: &[u8]) {
         let Some((id, platform)) = subject::parse_announcement_key(key) else {
-            tracing::warn!(key, "ignoring a discovery entry whose key is not <agent>.<platform>");
+            tracing::warn!(
+                key,
+                "ignoring a discovery entry whose key is not <agent>.<platform>"
+            );
             return;
         };
         if platform == self.own {
@@ -89,7 +92,10 @@ impl RemoteDirectory {
                     }
                 };
                 if announcement.agent.id != id || announcement.platform != platform {
-                    tracing::warn!(key, "ignoring a discovery entry whose value contradicts its key");
+                    tracing::warn!(
+                        key,
+                        "ignoring a discovery entry whose value contradicts its key"
+                    );
                     return;
                 }
                 // The entry's age by the announcer's clock, never more than the TTL, so that
@@ -127,7 +133,10 @@ impl RemoteDirectory {
     /// Applies one change of the durable registry.
     pub(crate) fn apply_registration(&self, key: &str, operation: Operation, value: &[u8]) {
         let Ok(id) = subject::decode_token(key) else {
-            tracing::warn!(key, "ignoring a durable registration whose key does not decode");
+            tracing::warn!(
+                key,
+                "ignoring a durable registration whose key does not decode"
+            );
             return;
         };
         let id = AgentId::from(id);
@@ -275,9 +284,21 @@ mod tests {
         let recipients = directory.recipients("Alerts.disk", &json!({}), &"x".into());
         assert_eq!(recipients.len(), 1);
         assert_eq!(recipients["p1"], vec![AgentId::from("eu.worker")]);
-        assert!(directory.recipients("alerts.disk", &json!({}), &"eu.worker".into()).is_empty());
-        directory.apply_announcement(&subject::announcement_key("eu.worker", "p1"), Operation::Delete, b"");
-        directory.apply_announcement(&subject::announcement_key("eu.worker", "p2"), Operation::Purge, b"");
+        assert!(
+            directory
+                .recipients("alerts.disk", &json!({}), &"eu.worker".into())
+                .is_empty()
+        );
+        directory.apply_announcement(
+            &subject::announcement_key("eu.worker", "p1"),
+            Operation::Delete,
+            b"",
+        );
+        directory.apply_announcement(
+            &subject::announcement_key("eu.worker", "p2"),
+            Operation::Purge,
+            b"",
+        );
         assert!(!directory.reaches(&"eu.worker".into()));
     }
 

@@ -7,10 +7,12 @@ use std::time::{Duration, Instant};
 use async_nats::jetstream::message::Acker;
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
-use tnsai_core::{AgentId, MessageId};
+use tnsai_core::{AgentId, Message, MessageId};
 
 /// Where one received message's answer goes.
 pub(crate) struct Route {
+    /// The message to answer.
+    pub(crate) request: Message,
     /// The caller's reply subject.
     pub(crate) reply: Option<String>,
     /// The caller (the answer's receiver).
@@ -39,15 +41,17 @@ pub(crate) struct Routes {
 }
 
 impl Routes {
-    /// Remembers where the answer to `id` goes.
+    /// Remembers where the answer to `request` goes.
     pub(crate) fn open(
         &self,
-        id: MessageId,
+        request: Message,
         caller: AgentId,
         reply: Option<String>,
         ack: Option<Acker>,
     ) {
+        let id = request.id();
         let route = Route {
+            request,
             reply,
             caller: caller.clone(),
             ack,
@@ -138,12 +142,19 @@ impl Routes {
 mod tests {
     use super::*;
 
+    fn request() -> Message {
+        Message::builder(tnsai_core::MessageKind::Action, "gateway")
+            .receiver("worker")
+            .build()
+    }
+
     #[test]
     fn routes_count_their_callers() {
         let routes = Routes::default();
-        let (a, b) = (MessageId::new(), MessageId::new());
-        routes.open(a, "gateway".into(), Some("r.1".into()), None);
-        routes.open(b, "gateway".into(), Some("r.2".into()), None);
+        let (first, second) = (request(), request());
+        let (a, b) = (first.id(), second.id());
+        routes.open(first, "gateway".into(), Some("r.1".into()), None);
+        routes.open(second, "gateway".into(), Some("r.2".into()), None);
         assert!(routes.reaches(&"gateway".into()));
         assert_eq!(routes.take(a).unwrap().reply.as_deref(), Some("r.1"));
         assert!(routes.reaches(&"gateway".into()));
@@ -156,8 +167,12 @@ mod tests {
     #[test]
     fn old_routes_expire() {
         let routes = Routes::default();
-        routes.open(MessageId::new(), "c".into(), None, None);
-        assert!(routes.expire(Duration::from_secs(60), Instant::now()).is_empty());
+        routes.open(request(), "c".into(), None, None);
+        assert!(
+            routes
+                .expire(Duration::from_secs(60), Instant::now())
+                .is_empty()
+        );
         assert_eq!(routes.expire(Duration::ZERO, Instant::now()).len(), 1);
         assert!(!routes.reaches(&"c".into()));
     }

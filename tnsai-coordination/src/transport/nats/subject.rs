@@ -101,7 +101,10 @@ pub fn decode_token(token: &str) -> Result<String, SubjectDecodeError> {
             let hex = bytes
                 .get(i + 1..i + 3)
                 .and_then(|h| std::str::from_utf8(h).ok())
-                .filter(|h| h.bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)))
+                .filter(|h| {
+                    h.bytes()
+                        .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
+                })
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
                 .ok_or_else(|| SubjectDecodeError::new(token, "broken `=XX` escape"))?;
             if is_plain(hex) {
@@ -115,7 +118,10 @@ pub fn decode_token(token: &str) -> Result<String, SubjectDecodeError> {
             out.push(byte);
             i += 1;
         } else {
-            return Err(SubjectDecodeError::new(token, "character outside [A-Za-z0-9_=-]"));
+            return Err(SubjectDecodeError::new(
+                token,
+                "character outside [A-Za-z0-9_=-]",
+            ));
         }
     }
     String::from_utf8(out).map_err(|_| SubjectDecodeError::new(token, "not UTF-8"))
@@ -285,7 +291,9 @@ mod tests {
 
     #[test]
     fn distinct_texts_never_share_an_encoding() {
-        let texts = ["a.b", "a=2Eb", "a_2Eb", "a b", "a=20b", "", "=", "==", "A", "a"];
+        let texts = [
+            "a.b", "a=2Eb", "a_2Eb", "a b", "a=20b", "", "=", "==", "A", "a",
+        ];
         let mut encodings: Vec<String> = texts.iter().map(|t| encode_token(t)).collect();
         encodings.sort();
         encodings.dedup();
@@ -306,7 +314,10 @@ mod tests {
         assert_eq!(encode_pattern("metrics.*"), "metrics.*");
         assert_eq!(encode_pattern("alerts.>"), "alerts.>");
         assert_eq!(encode_pattern("a*.b"), "a=2A.b");
-        assert_eq!(decode_topic("order=20events.eu").unwrap(), "order events.eu");
+        assert_eq!(
+            decode_topic("order=20events.eu").unwrap(),
+            "order events.eu"
+        );
     }
 
     #[test]
