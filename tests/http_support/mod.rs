@@ -81,6 +81,12 @@ impl Pager {
 #[derive(Default)]
 pub struct Hub;
 
+/// A caller whose requests may wait long (for tests under load).
+#[direct_message]
+#[request_reply(timeout = 20000)]
+#[derive(Default)]
+pub struct PatientCaller;
+
 /// A debate participant that can also be called directly.
 #[debate]
 #[direct_message]
