@@ -155,6 +155,9 @@ async fn handle(slot: ActionSlot, core: Arc<PlatformCore>, message: Message) {
         let answer = match message.kind() {
             MessageKind::Action | MessageKind::Request => Some(run_action(&hosted, message).await),
             MessageKind::Text => Some(answer_text(&hosted, &message).await),
+            MessageKind::Acl if hosted.service(MessageKind::Acl).is_none() => {
+                crate::acl::answer(&hosted, &message).await
+            }
             kind => match hosted.service(kind) {
                 Some(service) => service.handle(message).await,
                 None => Some(error_answer(
@@ -196,10 +199,20 @@ async fn invoke(
     hosted: &HostedAgent,
     message: &Message,
 ) -> Result<serde_json::Value, ProtocolError> {
-    let id = &hosted.id;
     let name = message
         .action()
         .ok_or_else(|| ProtocolError::InvalidArgument("the message names no action".into()))?;
+    invoke_named(hosted, name, message.role(), message.params().clone()).await
+}
+
+/// Runs the agent's action `name` (checked against its role), catching panics.
+pub(crate) async fn invoke_named(
+    hosted: &HostedAgent,
+    name: &str,
+    role: Option<&str>,
+    params: tnsai_core::Params,
+) -> Result<serde_json::Value, ProtocolError> {
+    let id = &hosted.id;
     let info = hosted
         .agent
         .actions()
@@ -208,7 +221,7 @@ async fn invoke(
         .ok_or_else(|| {
             ProtocolError::UnknownAction(format!("Agent {id} has no action `{name}`"))
         })?;
-    match (info.role(), message.role()) {
+    match (info.role(), role) {
         (None, None) => {}
         (Some(required), Some(asked)) if required == asked => {}
         (Some(required), None) => {
@@ -228,7 +241,6 @@ async fn invoke(
         }
     }
     let agent = Arc::clone(&hosted.agent);
-    let params = message.params().clone();
     let panicked = |panic: Box<dyn Any + Send>| {
         ProtocolError::ActionPanicked(format!(
             "Action `{name}` of {id} panicked: {}",

@@ -48,6 +48,7 @@
 //! Each message gets a `tracing` span (`tnsai.call`, `tnsai.publish`, `tnsai.receive`)
 //! with `agent_id`, `paradigm` and `message_id`; the library installs no subscriber.
 
+pub mod acl;
 mod answer;
 pub mod debate;
 mod delivery;

@@ -10,6 +10,7 @@ use tnsai_core::{AgentId, Message, MessageKind, Paradigm, Params};
 use crate::debate::handler::DebateHandler;
 use crate::debate::{DebateEvents, DebateSession};
 use crate::handler::broadcast::BroadcastHandler;
+use crate::handler::contract_net::ContractNetHandler;
 use crate::handler::direct::DirectHandler;
 use crate::handler::pub_sub::PubSubHandler;
 use crate::handler::request_reply::RequestReplyHandler;
@@ -250,6 +251,83 @@ impl ProtocolManager {
         async move {
             this.request_reply()?
                 .request(receiver, action, params)
+                .await
+        }
+    }
+
+    /// Runs a FIPA contract-net negotiation for `task`: sends a `cfp` to every contractor
+    /// through the transport, collects proposals and refusals until all answered or
+    /// `bidding` has passed, asks `evaluator` to pick (see
+    /// [`fipa::evaluator`](tnsai_fipa::evaluator)), sends `accept-proposal` to the winner
+    /// and `reject-proposal` to the others, and waits up to `bidding` again for the
+    /// winner's `inform` or `failure`. Contractors answer through their `cfp` and
+    /// `accept-proposal` actions (see [`acl`](crate::acl)). Needs `#[direct_message]`.
+    ///
+    /// The report holds the outcome, the proposals received in time and every message.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tnsai_coordination::{acl, Platform, fipa::{evaluator, NegotiationOutcome}};
+    /// use tnsai_core::prelude::*;
+    ///
+    /// #[direct_message]
+    /// struct Manager;
+    ///
+    /// #[agent]
+    /// struct Contractor { price: f64 }
+    ///
+    /// #[actions]
+    /// impl Contractor {
+    ///     #[action(name = "cfp")]
+    ///     async fn bid(&self, _params: Params) -> ActionResult {
+    ///         Ok(acl::propose(format!("{} EUR", self.price), Some(self.price)))
+    ///     }
+    ///     #[action(name = "accept-proposal")]
+    ///     async fn work(&self, _params: Params) -> ActionResult {
+    ///         Ok(serde_json::json!("done"))
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let platform = Platform::new();
+    /// let manager = platform.spawn("manager", Manager).await?.protocol_manager().unwrap();
+    /// platform.spawn("cheap", Contractor { price: 400.0 }).await?;
+    /// platform.spawn("dear", Contractor { price: 900.0 }).await?;
+    /// let report = manager
+    ///     .negotiate("Translate 500 pages", ["cheap", "dear"], Duration::from_secs(1), evaluator::lowest_price())
+    ///     .await?;
+    /// assert_eq!(report.outcome, NegotiationOutcome::Awarded { winner: "cheap".into(), result: "done".into() });
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::NotConfigured`] without `#[direct_message]`,
+    /// [`ProtocolError::InvalidArgument`] for no contractors or a contractor listed twice.
+    /// Contractors that cannot be reached count as silent in the report.
+    pub fn negotiate<I, P, E>(
+        &self,
+        task: impl Into<String>,
+        contractors: I,
+        bidding: std::time::Duration,
+        evaluator: E,
+    ) -> impl Future<Output = Result<tnsai_fipa::NegotiationReport, ProtocolError>> + Send + 'static
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<AgentId>,
+        E: tnsai_fipa::ProposalEvaluator + Send + 'static,
+    {
+        let this = self.clone();
+        let task = task.into();
+        let contractors: Vec<AgentId> = contractors.into_iter().map(Into::into).collect();
+        async move {
+            let link = &this.inner.link;
+            let spec = link.hosted.specs.direct();
+            let spec = spec.ok_or(ProtocolError::NotConfigured(Paradigm::Direct))?;
+            ContractNetHandler::new(spec, link)
+                .negotiate(task, contractors, bidding, evaluator)
                 .await
         }
     }

@@ -2,6 +2,7 @@
 //! attribute's settings but never the transport.
 
 pub(crate) mod broadcast;
+pub(crate) mod contract_net;
 pub(crate) mod direct;
 pub(crate) mod pub_sub;
 pub(crate) mod request_reply;
