@@ -238,19 +238,28 @@ async fn a_caller_that_is_not_an_agent_can_call_through_the_platform() {
         .action("processOrder")
         .params(params! {"orderId" => "77"})
         .build();
-    let reply = platform.call(request, std::time::Duration::from_secs(5)).await.unwrap();
+    let reply = platform
+        .call(request, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     assert_eq!(reply.payload()["orderId"], "77");
     let failing = Message::builder(MessageKind::Action, "cli-gateway")
         .receiver("worker")
         .action("fail")
         .build();
-    let error = platform.call(failing, std::time::Duration::from_secs(5)).await.unwrap_err();
+    let error = platform
+        .call(failing, std::time::Duration::from_secs(5))
+        .await
+        .unwrap_err();
     assert_eq!(error.to_string(), "card declined");
     let text = Message::builder(MessageKind::Text, "cli-gateway")
         .receiver("analyst")
         .content("summarize please")
         .build();
-    let answer = platform.call(text, std::time::Duration::from_secs(5)).await.unwrap();
+    let answer = platform
+        .call(text, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     assert!(answer.content().unwrap().contains("Revenue"));
 }
 
@@ -265,6 +274,10 @@ async fn discovery_describes_agents_and_their_actions() {
     assert!(!worker.has_language_model);
     assert!(platform.describe("analyst").unwrap().has_language_model);
     assert!(platform.describe("ghost").is_none());
-    let ids: Vec<String> = platform.descriptions().into_iter().map(|d| d.id.to_string()).collect();
+    let ids: Vec<String> = platform
+        .descriptions()
+        .into_iter()
+        .map(|d| d.id.to_string())
+        .collect();
     assert_eq!(ids, ["analyst", "caller", "worker"]);
 }
