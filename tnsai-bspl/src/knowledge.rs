@@ -28,7 +28,7 @@
 //! sent; sending it again with the same values is reported as a duplicate.
 //! These are the semantics of the reference tool's adapter.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -144,6 +144,8 @@ struct Schema {
     nils: Vec<String>,
     keys: Vec<String>,
     in_keys: Vec<String>,
+    /// `in_keys` sorted, to compare with a key binding's parameters.
+    sorted_in_keys: Vec<String>,
     out_keys: Vec<String>,
 }
 
@@ -157,6 +159,35 @@ impl Schema {
 struct Context {
     bindings: Bindings,
     observations: Vec<usize>,
+}
+
+/// The bindings visible in one enactment, looked up in place.
+struct View<'a, 's> {
+    key: &'a KeyBinding,
+    recorded: Vec<&'s Context>,
+}
+
+impl View<'_, '_> {
+    fn get(&self, parameter: &str) -> Option<&String> {
+        self.key
+            .pairs()
+            .iter()
+            .find(|(p, _)| p == parameter)
+            .map(|(_, v)| v)
+            .or_else(|| {
+                self.recorded
+                    .iter()
+                    .find_map(|context| context.bindings.get(parameter))
+            })
+    }
+
+    /// The values of all `parameters`, or `None` if one is unbound.
+    fn project_all(&self, parameters: &[String]) -> Option<Bindings> {
+        parameters
+            .iter()
+            .map(|p| self.get(p).map(|v| (p.clone(), v.clone())))
+            .collect()
+    }
 }
 
 /// Outcome of a successful check: the message is new (with the index of its
@@ -196,11 +227,16 @@ impl Knowledge {
                 let ins: Vec<String> = m.ins().map(str::to_owned).collect();
                 let outs: Vec<String> = m.outs().map(str::to_owned).collect();
                 let keys = m.keys().to_vec();
+                let in_keys: Vec<String> =
+                    keys.iter().filter(|k| ins.contains(k)).cloned().collect();
+                let mut sorted_in_keys = in_keys.clone();
+                sorted_in_keys.sort();
                 Schema {
                     name: m.name().to_owned(),
                     sender: m.sender().to_owned(),
                     recipients: m.recipients().to_vec(),
-                    in_keys: keys.iter().filter(|k| ins.contains(k)).cloned().collect(),
+                    in_keys,
+                    sorted_in_keys,
                     out_keys: keys.iter().filter(|k| outs.contains(k)).cloned().collect(),
                     nils: m.nils().map(str::to_owned).collect(),
                     ins,
@@ -261,35 +297,44 @@ impl Knowledge {
         ))
     }
 
-    /// Adds to `bindings` what was recorded under key bindings within `key`
-    /// (earlier values win; checks keep them consistent).
-    fn merge_visible(&self, key: &KeyBinding, bindings: &mut Bindings) {
+    /// Recorded key bindings within `key` (including `key` itself), with
+    /// what was recorded under each.
+    fn recorded_keys_within(&self, key: &KeyBinding) -> Vec<(&KeyBinding, &Context)> {
         let pairs = key.pairs();
         // Enumerating the subsets is cheap for the usual one to three keys;
         // beyond that, scanning the recorded contexts is cheaper.
         if pairs.len() <= 10 {
-            for mask in 0u32..(1 << pairs.len()) {
-                let subset = KeyBinding(
-                    pairs
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| mask & (1 << i) != 0)
-                        .map(|(_, pair)| pair.clone())
-                        .collect(),
-                );
-                if let Some(context) = self.contexts.get(&subset) {
-                    for (p, v) in &context.bindings {
-                        bindings.entry(p.clone()).or_insert_with(|| v.clone());
+            let full = (1u32 << pairs.len()) - 1;
+            (0u32..=full)
+                .filter_map(|mask| {
+                    if mask == full {
+                        return self.contexts.get_key_value(key);
                     }
-                }
-            }
+                    let subset = KeyBinding(
+                        pairs
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| mask & (1 << i) != 0)
+                            .map(|(_, pair)| pair.clone())
+                            .collect(),
+                    );
+                    self.contexts.get_key_value(&subset)
+                })
+                .collect()
         } else {
-            for (recorded, context) in &self.contexts {
-                if recorded.is_within(key) {
-                    for (p, v) in &context.bindings {
-                        bindings.entry(p.clone()).or_insert_with(|| v.clone());
-                    }
-                }
+            self.contexts
+                .iter()
+                .filter(|(recorded, _)| recorded.is_within(key))
+                .collect()
+        }
+    }
+
+    /// Adds to `bindings` what was recorded under key bindings within `key`
+    /// (earlier values win; checks keep them consistent).
+    fn merge_visible(&self, key: &KeyBinding, bindings: &mut Bindings) {
+        for (_, context) in self.recorded_keys_within(key) {
+            for (p, v) in &context.bindings {
+                bindings.entry(p.clone()).or_insert_with(|| v.clone());
             }
         }
     }
@@ -302,10 +347,10 @@ impl Knowledge {
         bindings
     }
 
-    /// Enabled forms of the messages sent by any of `roles`.
+    /// Enabled forms of the messages sent by any of `roles`, in message
+    /// declaration order, then in the order their enactments were recorded.
     pub fn enabled(&self, roles: &[String]) -> Vec<EnabledMessage> {
         let mut forms: Vec<(usize, Bindings)> = Vec::new();
-        let mut unique: HashSet<(usize, Bindings)> = HashSet::new();
         let senders: Vec<usize> = (0..self.schemas.len())
             .filter(|i| roles.contains(&self.schemas[*i].sender))
             .collect();
@@ -324,43 +369,71 @@ impl Knowledge {
             .filter(|i| !self.schemas[*i].ins.is_empty() && !self.schemas[*i].in_keys.is_empty())
             .collect();
         if !dependent.is_empty() {
-            let mut knowledge_cache: HashMap<KeyBinding, Bindings> = HashMap::new();
             for key in self.contexts.keys() {
-                let known = self.bindings(key);
+                let known = self.view(key);
                 for index in &dependent {
                     let schema = &self.schemas[*index];
                     if !self.usable(key, schema) {
                         continue;
                     }
-                    let Some(ins) = project_all(&known, &schema.ins) else {
+                    let Some(ins) = known.project_all(&schema.ins) else {
                         continue;
                     };
-                    let in_key =
-                        KeyBinding::project(&ins, schema.in_keys.iter().map(String::as_str));
-                    let enactment = if in_key == *key {
+                    let same_enactment = key.pairs().len() == schema.sorted_in_keys.len()
+                        && key
+                            .pairs()
+                            .iter()
+                            .zip(&schema.sorted_in_keys)
+                            .all(|((p, _), k)| p == k);
+                    let in_key;
+                    let other;
+                    let enactment = if same_enactment {
                         &known
                     } else {
-                        knowledge_cache
-                            .entry(in_key.clone())
-                            .or_insert_with(|| self.bindings(&in_key))
+                        in_key =
+                            KeyBinding::project(&ins, schema.in_keys.iter().map(String::as_str));
+                        other = self.view(&in_key);
+                        &other
                     };
                     let blocked = schema
                         .outs
                         .iter()
                         .chain(&schema.nils)
-                        .any(|p| enactment.contains_key(p));
-                    if !blocked && unique.insert((*index, ins.clone())) {
+                        .any(|p| enactment.get(p).is_some());
+                    if !blocked {
                         forms.push((*index, ins));
                     }
                 }
             }
         }
 
-        forms.sort();
+        // Declaration order, then order of first derivation (the order the
+        // enactments were first recorded); the same form can be derived from
+        // several enactments and is listed once.
+        forms.sort_by_key(|(index, _)| *index);
+        let mut seen = HashSet::new();
+        let unique: Vec<bool> = forms
+            .iter()
+            .map(|(index, ins)| seen.insert((*index, ins)))
+            .collect();
         forms
             .into_iter()
-            .map(|(index, ins)| self.form(index, ins))
+            .zip(unique)
+            .filter(|(_, first)| *first)
+            .map(|((index, ins), _)| self.form(index, ins))
             .collect()
+    }
+
+    /// What is visible in enactment `key`, without copying it.
+    fn view<'a>(&self, key: &'a KeyBinding) -> View<'a, '_> {
+        View {
+            key,
+            recorded: self
+                .recorded_keys_within(key)
+                .into_iter()
+                .map(|(_, context)| context)
+                .collect(),
+        }
     }
 
     /// Whether what was recorded in enactment `key` may supply the `in`
@@ -483,13 +556,15 @@ impl Knowledge {
         let full_key =
             KeyBinding::project(&message.bindings, schema.keys.iter().map(String::as_str));
         if !schema.out_keys.is_empty() {
-            let reused = self.contexts.keys().any(|recorded| {
-                recorded.is_within(&full_key)
-                    && recorded
+            let reused = self
+                .recorded_keys_within(&full_key)
+                .iter()
+                .any(|(recorded, _)| {
+                    recorded
                         .pairs()
                         .iter()
                         .any(|(p, _)| schema.out_keys.contains(p))
-            });
+                });
             if reused {
                 let existing = self.recorded_within(&full_key);
                 let (parameter, existing_value) = schema
@@ -555,6 +630,19 @@ impl Knowledge {
                 message: schema.name.clone(),
                 parameter: schema.ins[0].clone(),
             });
+        }
+        let in_key =
+            KeyBinding::project(&message.bindings, schema.in_keys.iter().map(String::as_str));
+        // Usually the enactment the `in` keys identify knows everything.
+        if self.contexts.contains_key(&in_key) && self.usable(&in_key, schema) {
+            let known = self.bindings(&in_key);
+            if schema
+                .ins
+                .iter()
+                .all(|p| known.get(p) == message.bindings.get(p))
+            {
+                return Ok(());
+            }
         }
         // Among the enactments identified by the message's `in` keys, the one
         // agreeing with the most `in` values explains a refusal best; when no
@@ -684,12 +772,4 @@ impl Knowledge {
         self.seen.insert((index, message.bindings.clone()));
         self.observations.push(Observation { direction, message });
     }
-}
-
-/// The values of all `parameters` in `known`, or `None` if one is unbound.
-fn project_all(known: &Bindings, parameters: &[String]) -> Option<Bindings> {
-    parameters
-        .iter()
-        .map(|p| known.get(p).map(|v| (p.clone(), v.clone())))
-        .collect()
 }
