@@ -640,3 +640,48 @@ async fn fifty_debates_at_once_with_five_participants_each() {
         task.await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn finished_debates_are_forgotten_after_the_retention_period() {
+    let platform = Platform::with_config(
+        tnsai_coordination::PlatformConfig::new().with_debate_retention(Duration::from_millis(100)),
+    );
+    let chair = platform
+        .spawn("chair", MajorityChair)
+        .await
+        .unwrap()
+        .protocol_manager()
+        .unwrap();
+    let member = platform
+        .spawn("m0", Member)
+        .await
+        .unwrap()
+        .protocol_manager()
+        .unwrap();
+    let open = chair.start_debate("Still open", ["m0"]).await.unwrap();
+    let done = chair.start_debate("Done", ["m0"]).await.unwrap();
+    member
+        .submit_debate_position(done.id(), "yes", 5, "sure")
+        .await
+        .unwrap();
+    assert_eq!(
+        member.debate(done.id()).await.unwrap().status(),
+        DebateStatus::Consensus
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Starting another debate prunes what finished longer ago than the retention.
+    chair.start_debate("Next", ["m0"]).await.unwrap();
+    assert_eq!(
+        chair.debate(done.id()).await.unwrap_err(),
+        ProtocolError::DebateNotFound
+    );
+    assert_eq!(
+        member.debate(done.id()).await.unwrap_err(),
+        ProtocolError::DebateNotFound
+    );
+    // Sessions still in progress are kept, however old.
+    assert_eq!(
+        member.debate(open.id()).await.unwrap().status(),
+        DebateStatus::InProgress
+    );
+}

@@ -32,6 +32,7 @@ use crate::{
 pub struct PlatformConfig {
     mailbox_capacity: usize,
     max_concurrent_actions: usize,
+    debate_retention: Duration,
 }
 
 impl Default for PlatformConfig {
@@ -39,12 +40,14 @@ impl Default for PlatformConfig {
         Self {
             mailbox_capacity: 1024,
             max_concurrent_actions: 64,
+            debate_retention: Duration::from_secs(3600),
         }
     }
 }
 
 impl PlatformConfig {
-    /// The defaults: mailboxes of 1024 messages, 64 concurrent actions per agent.
+    /// The defaults: mailboxes of 1024 messages, 64 concurrent actions per agent, finished
+    /// debates kept for an hour.
     pub fn new() -> Self {
         Self::default()
     }
@@ -59,6 +62,17 @@ impl PlatformConfig {
     pub fn with_max_concurrent_actions(mut self, limit: usize) -> Self {
         self.max_concurrent_actions = limit.max(1);
         self
+    }
+    /// How long a finished debate (consensus, deadlock, cancelled) stays readable; after
+    /// that its host forgets it and reading it answers `Debate not found`. Forgetting
+    /// happens lazily, when the host starts another debate.
+    pub fn with_debate_retention(mut self, retention: Duration) -> Self {
+        self.debate_retention = retention;
+        self
+    }
+    /// How long finished debates stay readable.
+    pub fn debate_retention(&self) -> Duration {
+        self.debate_retention
     }
     /// Mailbox capacity per agent.
     pub fn mailbox_capacity(&self) -> usize {

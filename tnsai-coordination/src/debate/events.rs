@@ -110,6 +110,8 @@ impl std::fmt::Debug for DebateEvents {
 /// arrive out of order over any transport, so each carries the host's sequence number.
 pub(crate) struct EventFeed {
     sender: Option<broadcast::Sender<DebateEvent>>,
+    /// When the final event passed through, for retention.
+    finished_at: Option<std::time::Instant>,
     next_seq: u64,
     early: BTreeMap<u64, DebateEvent>,
 }
@@ -121,7 +123,13 @@ impl EventFeed {
             sender: Some(sender),
             next_seq: 0,
             early: BTreeMap::new(),
+            finished_at: None,
         }
+    }
+
+    /// Whether the session ended more than `retention` ago.
+    pub(crate) fn expired(&self, retention: std::time::Duration) -> bool {
+        self.finished_at.is_some_and(|at| at.elapsed() > retention)
     }
 
     pub(crate) fn subscribe(&self) -> DebateEvents {
@@ -144,6 +152,7 @@ impl EventFeed {
             if last {
                 // Dropping the sender ends every stream after its buffered events.
                 self.sender = None;
+                self.finished_at = Some(std::time::Instant::now());
                 self.early.clear();
                 return;
             }

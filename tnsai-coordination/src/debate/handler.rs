@@ -189,6 +189,7 @@ impl DebateHandler {
                 "a debate needs at least one participant".into(),
             ));
         }
+        self.prune_hosted(&core);
         let session_id = uuid::Uuid::now_v7().to_string();
         let mut invited = Vec::new();
         for participant in unique.iter().filter(|p| *p != self.id()) {
@@ -232,6 +233,44 @@ impl DebateHandler {
         core.debate_hosts.insert(session_id, self.id().clone());
         self.start_round_timer(snapshot.id(), 1);
         Ok(snapshot)
+    }
+
+    /// Drops sessions that finished longer ago than the platform's debate retention.
+    fn prune_hosted(&self, core: &crate::platform::PlatformCore) {
+        let retention = core.config.debate_retention();
+        let mut expired = Vec::new();
+        lock(&self.hosted).retain(|id, state| {
+            let keep = !state.expired(retention);
+            if !keep {
+                expired.push(id.clone());
+            }
+            keep
+        });
+        let mut feeds = lock(&self.feeds);
+        for id in expired {
+            feeds.remove(&id);
+            core.debate_hosts.remove(&id);
+        }
+    }
+
+    /// Drops invitations to sessions whose final event arrived longer ago than the
+    /// platform's debate retention.
+    fn prune_invited(&self) {
+        let Ok(core) = self.link.ready() else { return };
+        let retention = core.config.debate_retention();
+        let mut feeds = lock(&self.feeds);
+        let hosted = lock(&self.hosted);
+        let expired: Vec<String> = feeds
+            .iter()
+            .filter(|(id, feed)| !hosted.contains_key(*id) && feed.expired(retention))
+            .map(|(id, _)| id.clone())
+            .collect();
+        drop(hosted);
+        let mut invited = lock(&self.invited);
+        for id in expired {
+            feeds.remove(&id);
+            invited.remove(&id);
+        }
     }
 
     async fn forget_at(&self, session: &str, agents: &[AgentId]) {
@@ -471,6 +510,7 @@ impl DebateHandler {
             .to_owned();
         match message.action().unwrap_or_default() {
             op::INVITE => {
+                self.prune_invited();
                 lock(&self.invited).insert(session.clone(), message.sender().clone());
                 lock(&self.feeds)
                     .entry(session)
