@@ -52,7 +52,10 @@ async fn wellknown_maps_every_hash_to_sources_that_hold_it() {
         let fetcher = SourceFetcher::new(1 << 20, Duration::from_secs(1));
         for (hash, sources) in map {
             let sources: Vec<String> = serde_json::from_value(sources.clone()).unwrap();
-            assert!(sources.iter().all(|s| s.starts_with("data:")), "no URL without a base");
+            assert!(
+                sources.iter().all(|s| s.starts_with("data:")),
+                "no URL without a base"
+            );
             let document = fetcher.fetch_verified(hash, &sources).await.unwrap();
             assert_eq!(document.hash(), hash);
         }
@@ -115,7 +118,10 @@ async fn actions_answer_under_their_protocol() {
     let order = action_hash(&router, "worker", "processOrder").await;
     let (status, answer, _) = call(
         &router,
-        post("/agents/worker", agora(Some(&order), r#"{"orderId": "A-1"}"#)),
+        post(
+            "/agents/worker",
+            agora(Some(&order), r#"{"orderId": "A-1"}"#),
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -144,19 +150,32 @@ async fn actions_answer_under_their_protocol() {
     );
 
     // A body that is not an object of parameters.
-    let (_, answer, _) = call(&router, post("/agents/worker", agora(Some(&order), "[1, 2]"))).await;
+    let (_, answer, _) = call(
+        &router,
+        post("/agents/worker", agora(Some(&order), "[1, 2]")),
+    )
+    .await;
     let body: Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
     assert_eq!(body["code"], "invalid_argument");
 
     // A panic is not covered by the protocol: failure, and the agent keeps running.
     let explode = action_hash(&router, "worker", "explode").await;
-    let (status, answer, _) = call(&router, post("/agents/worker", agora(Some(&explode), ""))).await;
+    let (status, answer, _) =
+        call(&router, post("/agents/worker", agora(Some(&explode), ""))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["status"], "failure");
-    assert!(answer["body"].as_str().unwrap().contains("the action exploded"));
+    assert!(
+        answer["body"]
+            .as_str()
+            .unwrap()
+            .contains("the action exploded")
+    );
     let (_, answer, _) = call(
         &router,
-        post("/agents/worker", agora(Some(&order), r#"{"orderId": "A-2"}"#)),
+        post(
+            "/agents/worker",
+            agora(Some(&order), r#"{"orderId": "A-2"}"#),
+        ),
     )
     .await;
     assert_eq!(answer["status"], "success");
@@ -210,7 +229,12 @@ async fn unknown_protocols_are_rejected_or_followed_by_the_model() {
     .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["status"], "rejected");
-    assert!(answer["body"].as_str().unwrap().contains("no language model"));
+    assert!(
+        answer["body"]
+            .as_str()
+            .unwrap()
+            .contains("no language model")
+    );
     // A model, but no source that holds the document: rejected, body says why.
     let (_, answer, _) = call(
         &router,
@@ -222,7 +246,12 @@ async fn unknown_protocols_are_rejected_or_followed_by_the_model() {
     )
     .await;
     assert_eq!(answer["status"], "rejected");
-    assert!(answer["body"].as_str().unwrap().contains("does not hold protocol"));
+    assert!(
+        answer["body"]
+            .as_str()
+            .unwrap()
+            .contains("does not hold protocol")
+    );
     // A model and a data: source: the model follows the protocol.
     let (_, answer, _) = call(
         &router,
@@ -240,7 +269,8 @@ async fn unknown_protocols_are_rejected_or_followed_by_the_model() {
 #[tokio::test]
 async fn multi_round_conversations_open_continue_and_close() {
     let (_platform, http, router) = default_router().await;
-    let first = json!({"protocolHash": null, "protocolSources": [], "body": "hello", "multiround": true});
+    let first =
+        json!({"protocolHash": null, "protocolSources": [], "body": "hello", "multiround": true});
     let (status, answer, _) = call(&router, post("/agents/analyst", first.to_string())).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["status"], "success");
@@ -256,7 +286,10 @@ async fn multi_round_conversations_open_continue_and_close() {
     // Another agent's URL does not reach this conversation.
     let (status, body, _) = call(
         &router,
-        post(&format!("/agents/worker/conversations/{id}"), agora(None, "x")),
+        post(
+            &format!("/agents/worker/conversations/{id}"),
+            agora(None, "x"),
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -300,21 +333,81 @@ async fn multi_round_conversations_open_continue_and_close() {
 async fn bad_inputs_get_json_errors_with_their_status() {
     let (_platform, _http, router) = served(http_support::config().body_limit(1024)).await;
     let cases: Vec<(axum::http::Request<axum::body::Body>, StatusCode, &str)> = vec![
-        (post("/agents/worker", r#"{"protocolHash": null, "bo"#), StatusCode::BAD_REQUEST, "malformed_json"),
-        (post("/agents/worker", "not json at all"), StatusCode::BAD_REQUEST, "malformed_json"),
-        (post("/agents/worker", r#"{"protocolHash": 5, "body": "x"}"#), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", r#"{"protocolHash": null, "body": 5}"#), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", r#"{"protocolHash": null}"#), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", r#"{"protocolHash": null, "protocolSources": "x", "body": ""}"#), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", r#"{"protocolHash": null, "body": "", "multiround": "yes"}"#), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", "[]"), StatusCode::BAD_REQUEST, "invalid_request"),
-        (post("/agents/worker", vec![b'x'; 2048]), StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-        (post("/agents/ghost", agora(None, "hi")), StatusCode::NOT_FOUND, "unknown_agent"),
+        (
+            post("/agents/worker", r#"{"protocolHash": null, "bo"#),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
+        (
+            post("/agents/worker", "not json at all"),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
+        (
+            post("/agents/worker", r#"{"protocolHash": 5, "body": "x"}"#),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post("/agents/worker", r#"{"protocolHash": null, "body": 5}"#),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post("/agents/worker", r#"{"protocolHash": null}"#),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post(
+                "/agents/worker",
+                r#"{"protocolHash": null, "protocolSources": "x", "body": ""}"#,
+            ),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post(
+                "/agents/worker",
+                r#"{"protocolHash": null, "body": "", "multiround": "yes"}"#,
+            ),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post("/agents/worker", "[]"),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            post("/agents/worker", vec![b'x'; 2048]),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+        ),
+        (
+            post("/agents/ghost", agora(None, "hi")),
+            StatusCode::NOT_FOUND,
+            "unknown_agent",
+        ),
         (get("/agents/ghost"), StatusCode::NOT_FOUND, "unknown_agent"),
-        (post("/agents/worker/conversations/nope", agora(None, "hi")), StatusCode::NOT_FOUND, "unknown_conversation"),
+        (
+            post("/agents/worker/conversations/nope", agora(None, "hi")),
+            StatusCode::NOT_FOUND,
+            "unknown_conversation",
+        ),
         (get("/nowhere"), StatusCode::NOT_FOUND, "unknown_route"),
-        (axum::http::Request::put("/agents/worker").body(axum::body::Body::empty()).unwrap(), StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
-        (post("/.wellknown", "{}"), StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+        (
+            axum::http::Request::put("/agents/worker")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            post("/.wellknown", "{}"),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
     ];
     for (request, status, code) in cases {
         let what = format!("{} {}", request.method(), request.uri());
@@ -322,7 +415,10 @@ async fn bad_inputs_get_json_errors_with_their_status() {
         assert_eq!(got, status, "{what}: {body}");
         assert_eq!(body["error"], code, "{what}: {body}");
         assert_eq!(body["status"], "failure", "{what}");
-        assert!(body["body"].as_str().is_some_and(|b| !b.is_empty()), "{what}");
+        assert!(
+            body["body"].as_str().is_some_and(|b| !b.is_empty()),
+            "{what}"
+        );
     }
     // The unknown agent's error names it the way the platform does.
     let (_, body, _) = call(&router, post("/agents/ghost", agora(None, "hi"))).await;
@@ -357,7 +453,11 @@ async fn tokens_are_required_when_configured() {
     let (status, _, _) = call(&router, with(token.bearer())).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _, _) = call(&router, with(other.bearer())).await;
-    assert_eq!(status, StatusCode::OK, "revoking one token leaves the others");
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "revoking one token leaves the others"
+    );
     assert!(!http.revoke_token(token.id()));
 }
 
@@ -389,7 +489,10 @@ async fn slow_requests_time_out_with_504() {
     .await;
     assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(body["error"], "timeout");
-    assert!(started.elapsed() < Duration::from_secs(2), "answered at the timeout");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "answered at the timeout"
+    );
     let (status, _, _) = call(
         &router,
         post("/agents/worker", agora(Some(&sleep), r#"{"ms": 10}"#)),
@@ -408,7 +511,11 @@ async fn platform_url_takes_publications_under_the_tnsai_protocol() {
         .payload(json!({"headline": "hi"}))
         .build();
     let body = serde_json::to_string(&message).unwrap();
-    let (status, answer, _) = call(&router, post("/", agora(Some(tnsai_protocol_hash()), &body))).await;
+    let (status, answer, _) = call(
+        &router,
+        post("/", agora(Some(tnsai_protocol_hash()), &body)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["status"], "success");
     let report: Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
@@ -417,10 +524,19 @@ async fn platform_url_takes_publications_under_the_tnsai_protocol() {
     let (_, answer, _) = call(&router, post("/", agora(None, "hello"))).await;
     assert_eq!(answer["status"], "rejected");
     // A directed message does not belong at the platform URL.
-    let direct = Message::builder(MessageKind::Action, "x").receiver("worker").action("echo").build();
+    let direct = Message::builder(MessageKind::Action, "x")
+        .receiver("worker")
+        .action("echo")
+        .build();
     let (_, answer, _) = call(
         &router,
-        post("/", agora(Some(tnsai_protocol_hash()), &serde_json::to_string(&direct).unwrap())),
+        post(
+            "/",
+            agora(
+                Some(tnsai_protocol_hash()),
+                &serde_json::to_string(&direct).unwrap(),
+            ),
+        ),
     )
     .await;
     assert_eq!(answer["status"], "failure");
@@ -439,7 +555,10 @@ async fn tnsai_messages_are_checked_and_answered_in_the_response() {
         .build();
     let (status, answer, _) = call(
         &router,
-        post("/agents/worker", agora(Some(hash), &serde_json::to_string(&message).unwrap())),
+        post(
+            "/agents/worker",
+            agora(Some(hash), &serde_json::to_string(&message).unwrap()),
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -452,14 +571,21 @@ async fn tnsai_messages_are_checked_and_answered_in_the_response() {
     // Sent to the wrong agent's URL.
     let (_, answer, _) = call(
         &router,
-        post("/agents/analyst", agora(Some(hash), &serde_json::to_string(&message).unwrap())),
+        post(
+            "/agents/analyst",
+            agora(Some(hash), &serde_json::to_string(&message).unwrap()),
+        ),
     )
     .await;
     assert_eq!(answer["status"], "failure");
     let error: Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
     assert_eq!(error["code"], "invalid_message");
     // Not a message at all.
-    let (_, answer, _) = call(&router, post("/agents/worker", agora(Some(hash), "{\"kind\": 1}"))).await;
+    let (_, answer, _) = call(
+        &router,
+        post("/agents/worker", agora(Some(hash), "{\"kind\": 1}")),
+    )
+    .await;
     assert_eq!(answer["status"], "failure");
     // An error answer carries its code.
     let fail = Message::builder(MessageKind::Action, "remote-caller")
@@ -468,7 +594,10 @@ async fn tnsai_messages_are_checked_and_answered_in_the_response() {
         .build();
     let (_, answer, _) = call(
         &router,
-        post("/agents/worker", agora(Some(hash), &serde_json::to_string(&fail).unwrap())),
+        post(
+            "/agents/worker",
+            agora(Some(hash), &serde_json::to_string(&fail).unwrap()),
+        ),
     )
     .await;
     let reply: Message = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();

@@ -13,6 +13,7 @@ use super::listing::{PlatformListing, WireError, WireReport};
 use super::peers::Peer;
 use super::protocols::{TNSAI_PROTOCOL, protocol_url};
 use super::transport::Shared;
+use super::urls::agent_path;
 use crate::{DeliveryReport, TransportError, TransportErrorKind};
 
 /// The header in which a platform names its own URL, so that answers and events for its
@@ -47,13 +48,6 @@ pub(crate) fn normalize_url(url: &str) -> Result<String, PeerError> {
     Ok(url.trim_end_matches('/').to_owned())
 }
 
-fn agent_path(agent: &AgentId) -> String {
-    format!(
-        "/agents/{}",
-        percent_encoding::utf8_percent_encode(agent.as_str(), percent_encoding::NON_ALPHANUMERIC)
-    )
-}
-
 impl Shared {
     /// Posts `message` under the tnsai protocol to `peer` at `path`.
     async fn post(
@@ -63,7 +57,10 @@ impl Shared {
         message: &Message,
     ) -> Result<AgoraResponse, TransportError> {
         let encode = |e: serde_json::Error| {
-            TransportError::new(TransportErrorKind::Delivery, format!("could not encode: {e}"))
+            TransportError::new(
+                TransportErrorKind::Delivery,
+                format!("could not encode: {e}"),
+            )
         };
         let body = serde_json::to_string(message).map_err(encode)?;
         // Peers know the tnsai protocol; the one short source is for other receivers.
@@ -160,7 +157,9 @@ impl Shared {
             .peers
             .find(&receiver)
             .ok_or_else(|| TransportError::unknown_receiver(receiver.clone()))?;
-        let answer = self.post(&peer, &agent_path(&receiver), &message).await?;
+        let answer = self
+            .post(&peer, &agent_path(receiver.as_str()), &message)
+            .await?;
         match answer.status {
             AgoraStatus::Success if answer.body.is_empty() => Ok(()),
             AgoraStatus::Success => {
@@ -248,10 +247,15 @@ impl Shared {
                 ));
             }
         }
-        let listing: PlatformListing = response.json().await.map_err(|e| {
-            PeerError::new(PeerErrorKind::InvalidListing, &peer.url, e.to_string())
-        })?;
-        let ids = listing.agents.iter().map(|a| a.description.id.clone()).collect();
+        let listing: PlatformListing = response
+            .json()
+            .await
+            .map_err(|e| PeerError::new(PeerErrorKind::InvalidListing, &peer.url, e.to_string()))?;
+        let ids = listing
+            .agents
+            .iter()
+            .map(|a| a.description.id.clone())
+            .collect();
         peer.set_agents(listing.agents.into_iter().map(|a| a.description).collect());
         Ok(ids)
     }
@@ -261,7 +265,10 @@ impl Shared {
     pub(crate) async fn refresh_all(&self) -> Result<(), PeerError> {
         let peers = self.peers.all();
         let results = join_all(peers.iter().map(|peer| self.read_listing(peer))).await;
-        results.into_iter().find_map(Result::err).map_or(Ok(()), Err)
+        results
+            .into_iter()
+            .find_map(Result::err)
+            .map_or(Ok(()), Err)
     }
 
     /// Adds the platform at `url` as a peer and reads its listing.

@@ -116,8 +116,7 @@ impl Shared {
                 if self.foreign.len() >= FOREIGN_CACHE {
                     self.foreign.clear();
                 }
-                self.foreign
-                    .insert(hash.to_owned(), Arc::clone(&document));
+                self.foreign.insert(hash.to_owned(), Arc::clone(&document));
                 Ok(Spoken::Foreign(document))
             }
             Err(error) => Err(AgoraResponse::rejected(format!(
@@ -221,9 +220,9 @@ impl Shared {
             message = message.conversation_id(conversation);
         }
         match platform.call(message.build(), self.call_limit()).await {
-            Ok(reply) => AgoraResponse::success(
-                json!({ "ok": true, "result": reply.payload() }).to_string(),
-            ),
+            Ok(reply) => {
+                AgoraResponse::success(json!({ "ok": true, "result": reply.payload() }).to_string())
+            }
             Err(error @ (ProtocolError::ActionFailed(_) | ProtocolError::InvalidArgument(_))) => {
                 refused(&error)
             }
@@ -293,8 +292,10 @@ impl Shared {
                 return wire_failure("invalid_message", format!("not a tnsai message: {e}"));
             }
         };
-        if !matches!(message.kind(), MessageKind::Broadcast | MessageKind::Publish)
-            || message.topic().is_none()
+        if !matches!(
+            message.kind(),
+            MessageKind::Broadcast | MessageKind::Publish
+        ) || message.topic().is_none()
         {
             return wire_failure(
                 "invalid_message",
@@ -340,10 +341,7 @@ mod tests {
     fn params_from_bodies() {
         assert!(parse_params("").unwrap().is_empty());
         assert!(parse_params("null").unwrap().is_empty());
-        assert_eq!(
-            parse_params(r#"{"a": 1}"#).unwrap().get_i64("a"),
-            Some(1)
-        );
+        assert_eq!(parse_params(r#"{"a": 1}"#).unwrap().get_i64("a"), Some(1));
         assert!(matches!(
             parse_params("[1]"),
             Err(ProtocolError::InvalidArgument(_))

@@ -59,6 +59,7 @@ mod peers;
 mod protocols;
 mod server;
 mod transport;
+mod urls;
 
 pub use auth::{IssuedToken, TokenId};
 pub use config::{HttpConfig, RateLimit};

@@ -5,8 +5,8 @@ use std::sync::{Arc, LazyLock};
 
 use crate::{ActionDescription, AgentDescription};
 
-use super::agora::{ProtocolDocument, encode_data_uri};
 use super::agora::document::yaml_quoted;
+use super::agora::{ProtocolDocument, encode_data_uri};
 
 /// The text of the tnsai message protocol: how platforms carry `Message`s to each
 /// other over Agora.
@@ -183,10 +183,7 @@ pub(crate) fn sources(document: &ProtocolDocument, base: Option<&str>) -> Vec<St
 
 /// Where this platform serves a document: `<base>/protocols/<percent-encoded hash>`.
 pub(crate) fn protocol_url(base: &str, hash: &str) -> String {
-    format!(
-        "{base}/protocols/{}",
-        percent_encoding::utf8_percent_encode(hash, percent_encoding::NON_ALPHANUMERIC)
-    )
+    format!("{base}{}", super::urls::protocol_path(hash))
 }
 
 #[cfg(test)]
@@ -206,7 +203,11 @@ mod tests {
             role: Some("billing-role".into()),
             description: String::new(),
         });
-        assert!(document.text().contains("reserved for the role `billing-role`"));
+        assert!(
+            document
+                .text()
+                .contains("reserved for the role `billing-role`")
+        );
         assert_eq!(document.description(), "Runs the action `refund`.");
     }
 }

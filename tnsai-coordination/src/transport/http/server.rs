@@ -36,6 +36,7 @@ use super::client::ORIGIN_HEADER;
 use super::listing::{AgentEntry, PlatformListing};
 use super::protocols::{AgentProtocols, TNSAI_PROTOCOL, sources};
 use super::transport::Shared;
+use super::urls::agent_path;
 use crate::Platform;
 
 type Shared_ = State<Arc<Shared>>;
@@ -74,7 +75,10 @@ async fn guard(State(shared): Shared_, request: Request, next: Next) -> Response
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
             .map(str::trim);
         match bearer.and_then(|b| shared.tokens.verify(b)) {
             Some(id) => format!("token:{id}"),
@@ -202,13 +206,11 @@ async fn agent_request(
         Ok(spoken) => spoken,
         Err(rejected) => return Ok(Json(rejected)),
     };
-    let conversation = request
-        .multiround
-        .then(|| {
-            shared
-                .conversations
-                .open(protocols.description.id.clone(), spoken.clone())
-        });
+    let conversation = request.multiround.then(|| {
+        shared
+            .conversations
+            .open(protocols.description.id.clone(), spoken.clone())
+    });
     let answer = shared
         .answer(
             &platform,
@@ -241,13 +243,16 @@ async fn conversation_turn(
     let request = read_request(body)?;
     let platform = live(&shared)?;
     let protocols = agent_protocols(&shared, &platform, &id)?;
-    let turn = shared.conversations.get(&id, &conversation).ok_or_else(|| {
-        error(
-            StatusCode::NOT_FOUND,
-            "unknown_conversation",
-            format!("{id} has no open conversation {conversation}"),
-        )
-    })?;
+    let turn = shared
+        .conversations
+        .get(&id, &conversation)
+        .ok_or_else(|| {
+            error(
+                StatusCode::NOT_FOUND,
+                "unknown_conversation",
+                format!("{id} has no open conversation {conversation}"),
+            )
+        })?;
     let answer = shared
         .answer(
             &platform,
@@ -302,7 +307,9 @@ async fn platform_request(
     ))
 }
 
-async fn wellknown(State(shared): Shared_) -> Result<Json<BTreeMap<String, Vec<String>>>, Response> {
+async fn wellknown(
+    State(shared): Shared_,
+) -> Result<Json<BTreeMap<String, Vec<String>>>, Response> {
     let platform = live(&shared)?;
     let base = shared.public_url();
     let mut map = BTreeMap::new();
@@ -324,8 +331,8 @@ async fn wellknown(State(shared): Shared_) -> Result<Json<BTreeMap<String, Vec<S
 fn entry(shared: &Shared, protocols: &AgentProtocols) -> AgentEntry {
     let id = protocols.description.id.as_str();
     let url = match shared.public_url() {
-        Some(base) => format!("{base}{}", relative_agent_url(id)),
-        None => relative_agent_url(id),
+        Some(base) => format!("{base}{}", agent_path(id)),
+        None => agent_path(id),
     };
     AgentEntry {
         description: protocols.description.clone(),
@@ -336,13 +343,6 @@ fn entry(shared: &Shared, protocols: &AgentProtocols) -> AgentEntry {
             .map(|a| (a.name.clone(), a.document.hash().to_owned()))
             .collect(),
     }
-}
-
-fn relative_agent_url(id: &str) -> String {
-    format!(
-        "/agents/{}",
-        percent_encoding::utf8_percent_encode(id, percent_encoding::NON_ALPHANUMERIC)
-    )
 }
 
 async fn listing(State(shared): Shared_) -> Result<Json<PlatformListing>, Response> {
@@ -387,11 +387,9 @@ async fn protocol_text(
         })
     };
     match text {
-        Some(text) => Ok((
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            text,
-        )
-            .into_response()),
+        Some(text) => {
+            Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+        }
         None => Err(error(
             StatusCode::NOT_FOUND,
             "unknown_protocol",
@@ -412,6 +410,10 @@ async fn method_not_allowed(request: Request) -> Response {
     error(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
     )
 }

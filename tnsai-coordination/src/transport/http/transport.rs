@@ -67,7 +67,8 @@ pub(crate) struct AwaitedAnswer<'a> {
 impl Drop for AwaitedAnswer<'_> {
     fn drop(&mut self) {
         self.shared.inflight.remove(&self.id);
-        if let Entry::Occupied(mut waiting) = self.shared.inflight_senders.entry(self.sender.clone())
+        if let Entry::Occupied(mut waiting) =
+            self.shared.inflight_senders.entry(self.sender.clone())
         {
             *waiting.get_mut() -= 1;
             if *waiting.get() == 0 {
@@ -126,7 +127,11 @@ impl Shared {
     }
 
     /// The protocols of the local agent `id`, or `None` when the platform hosts none.
-    pub(crate) fn protocols_of(&self, platform: &Platform, id: &str) -> Option<Arc<AgentProtocols>> {
+    pub(crate) fn protocols_of(
+        &self,
+        platform: &Platform,
+        id: &str,
+    ) -> Option<Arc<AgentProtocols>> {
         if let Some(found) = self.catalogue.get(id) {
             return Some(Arc::clone(found.value()));
         }
@@ -244,11 +249,7 @@ impl Shared {
     async fn close(&self) {
         self.started.store(false, Ordering::Release);
         let _ = self.closing.send(true);
-        let server = self
-            .server
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let server = self.server.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(server) = server
             && let Err(error) = server.await
         {
@@ -351,7 +352,9 @@ impl HttpTransport {
         let listener = tokio::net::TcpListener::bind(address)
             .await
             .map_err(|e| BindError::io(address, e))?;
-        let local = listener.local_addr().map_err(|e| BindError::io(address, e))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| BindError::io(address, e))?;
         let transport = Self::new(platform, config);
         let shared = &transport.shared;
         let _ = shared.local_addr.set(local);
@@ -364,7 +367,10 @@ impl HttpTransport {
             let stop = async move {
                 let _ = closing.wait_for(|closing| *closing).await;
             };
-            if let Err(error) = axum::serve(listener, app).with_graceful_shutdown(stop).await {
+            if let Err(error) = axum::serve(listener, app)
+                .with_graceful_shutdown(stop)
+                .await
+            {
                 tracing::error!(%error, "the HTTP server stopped");
             }
         });
@@ -391,12 +397,8 @@ impl HttpTransport {
 
     /// The URL of a local agent (`<base URL>/agents/<id>`), once the base URL is known.
     pub fn agent_url(&self, id: &str) -> Option<String> {
-        self.url().map(|base| {
-            format!(
-                "{base}/agents/{}",
-                percent_encoding::utf8_percent_encode(id, percent_encoding::NON_ALPHANUMERIC)
-            )
-        })
+        self.url()
+            .map(|base| format!("{base}{}", super::urls::agent_path(id)))
     }
 
     /// The settings.
@@ -442,7 +444,12 @@ impl HttpTransport {
 
     /// The base URLs of the known peers, added or learned.
     pub fn peers(&self) -> Vec<String> {
-        self.shared.peers.all().iter().map(|p| p.url.clone()).collect()
+        self.shared
+            .peers
+            .all()
+            .iter()
+            .map(|p| p.url.clone())
+            .collect()
     }
 
     /// Every agent the peers' listings name, with its platform's URL.

@@ -181,8 +181,7 @@ fn top_level_entries(front: &str) -> Result<Vec<(String, String)>, DocumentError
         let rest = rest.trim();
         // Indented lines after the key belong to its value.
         let start = i;
-        while i < lines.len() && (lines[i].trim().is_empty() || lines[i].starts_with([' ', '\t']))
-        {
+        while i < lines.len() && (lines[i].trim().is_empty() || lines[i].starts_with([' ', '\t'])) {
             i += 1;
         }
         let continuation = &lines[start..i];

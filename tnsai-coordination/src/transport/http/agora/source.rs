@@ -53,11 +53,12 @@ pub fn decode_data_uri(uri: &str) -> Result<String, SourceError> {
         .get(..5)
         .filter(|scheme| scheme.eq_ignore_ascii_case("data:"))
         .map(|_| &uri[5..])
-        .ok_or_else(|| {
-            SourceError::new(SourceErrorKind::UnsupportedSource, "not a data: URI")
-        })?;
+        .ok_or_else(|| SourceError::new(SourceErrorKind::UnsupportedSource, "not a data: URI"))?;
     let (header, data) = rest.split_once(',').ok_or_else(|| {
-        SourceError::new(SourceErrorKind::Decode, "a data: URI needs a comma before its data")
+        SourceError::new(
+            SourceErrorKind::Decode,
+            "a data: URI needs a comma before its data",
+        )
     })?;
     let mut parts = header.split(';').map(str::trim);
     let media_type = parts.next().unwrap_or_default().to_ascii_lowercase();
@@ -202,7 +203,11 @@ impl SourceFetcher {
     /// A [`SourceError`] saying why: unsupported source, too large, too slow,
     /// unavailable, or not text.
     pub async fn fetch(&self, source: &str) -> Result<String, SourceError> {
-        let scheme = source.split(':').next().unwrap_or_default().to_ascii_lowercase();
+        let scheme = source
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let text = match scheme.as_str() {
             "data" => decode_data_uri(source)?,
             "http" | "https" if self.allow_http => {
@@ -254,7 +259,10 @@ impl SourceFetcher {
             body.extend_from_slice(&chunk);
         }
         String::from_utf8(body).map_err(|_| {
-            SourceError::new(SourceErrorKind::Decode, format!("{source} is not UTF-8 text"))
+            SourceError::new(
+                SourceErrorKind::Decode,
+                format!("{source} is not UTF-8 text"),
+            )
         })
     }
 
@@ -351,7 +359,11 @@ mod tests {
             SourceErrorKind::TooLarge
         );
         assert_eq!(
-            fetcher.fetch("file:///etc/passwd").await.unwrap_err().kind(),
+            fetcher
+                .fetch("file:///etc/passwd")
+                .await
+                .unwrap_err()
+                .kind(),
             SourceErrorKind::UnsupportedSource
         );
         let text = "---\n---\n";
@@ -364,7 +376,11 @@ mod tests {
         assert_eq!(none.kind(), SourceErrorKind::NoSource);
         let http_off = SourceFetcher::new(16, Duration::from_secs(1)).allow_http(false);
         assert_eq!(
-            http_off.fetch("http://127.0.0.1:9/x").await.unwrap_err().kind(),
+            http_off
+                .fetch("http://127.0.0.1:9/x")
+                .await
+                .unwrap_err()
+                .kind(),
             SourceErrorKind::UnsupportedSource
         );
     }

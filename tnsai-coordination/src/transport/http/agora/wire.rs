@@ -178,7 +178,10 @@ mod tests {
         assert_eq!(minimal.protocol_hash, None);
         assert!(!minimal.multiround);
         assert!(serde_json::from_str::<AgoraRequest>(r#"{"body": 5}"#).is_err());
-        assert!(serde_json::from_str::<AgoraRequest>(r#"{"protocolSources": "x", "body": ""}"#).is_err());
+        assert!(
+            serde_json::from_str::<AgoraRequest>(r#"{"protocolSources": "x", "body": ""}"#)
+                .is_err()
+        );
         let failure = serde_json::to_value(AgoraResponse::failure("boom")).unwrap();
         assert_eq!(
             failure,
