@@ -110,6 +110,12 @@ impl Hub {
         &self.inner.limits
     }
 
+    /// The axum router serving this hub (HTTP routes and the WebSocket upgrade),
+    /// for embedding it in another server or calling it in tests.
+    pub fn router(&self) -> axum::Router {
+        crate::server::router(self.clone())
+    }
+
     pub(crate) fn live(&self) -> &Live {
         &self.inner.live
     }
@@ -155,7 +161,7 @@ impl Hub {
         let sweeper = tokio::spawn(self.clone().sweep_loop());
         let watcher = tokio::spawn(self.clone().revocation_loop());
         let mut stop = self.shutdown_signal();
-        let app = crate::server::router(self.clone());
+        let app = self.router();
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 // Also ends when every sender is gone, which means the hub is gone.
