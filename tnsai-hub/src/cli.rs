@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::client::{HubClient, ListenError, ListenEvent, listen};
 use crate::config::{
@@ -295,6 +295,7 @@ fn serve(args: ServeArgs) -> Outcome {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
     if args.queue_cap == 0 {
         return Err(usage("--queue-cap must be at least 1"));
@@ -519,7 +520,7 @@ fn send(args: SendArgs) -> Outcome {
     let request = SendRequest {
         to: args.to,
         content,
-        context: context.map(|c: Map<String, Value>| c),
+        context,
         from: args.from,
     };
     let receipt = runtime()?.block_on(client.send(&request)).map_err(fail)?;

@@ -376,6 +376,10 @@ impl HubClient {
     }
 }
 
+/// The hub pings every 30 s; this long without any frame means the connection is dead
+/// even though no error was seen (a vanished network), so `listen` reconnects.
+const SILENCE_LIMIT: Duration = Duration::from_secs(95);
+
 /// The largest frame the client accepts; a hub's frames are far smaller.
 const MAX_FRAME: usize = 4 << 20;
 
@@ -383,7 +387,7 @@ type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Something that arrived on a session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SessionEvent {
     /// A message; acknowledge it with [`Session::ack`] once it is stored.
@@ -441,7 +445,9 @@ impl SessionError {
         match self {
             SessionError::Closed { code, refusal } => {
                 match (code, refusal.as_ref().map(|r| r.code)) {
-                    (Some(CLOSE_REPLACED), _) => SessionErrorKind::Replaced,
+                    (Some(CLOSE_REPLACED), _) | (_, Some(RefusalCode::Replaced)) => {
+                        SessionErrorKind::Replaced
+                    }
                     (Some(CLOSE_REVOKED), _) | (_, Some(RefusalCode::DeviceRevoked)) => {
                         SessionErrorKind::Revoked
                     }
@@ -491,7 +497,14 @@ impl Frames {
 
     async fn next_frame(&mut self) -> Result<ServerFrame, SessionError> {
         loop {
-            let message = match self.ws.next().await {
+            let next = tokio::time::timeout(SILENCE_LIMIT, self.ws.next()).await;
+            let Ok(next) = next else {
+                return Err(SessionError::Lost(format!(
+                    "nothing heard from the hub for {} s",
+                    SILENCE_LIMIT.as_secs()
+                )));
+            };
+            let message = match next {
                 None => {
                     return Err(SessionError::Closed {
                         code: None,
@@ -581,7 +594,7 @@ impl Session {
 }
 
 /// What [`listen`] reports as it goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ListenEvent {
     /// Registered (again); the queued messages follow.

@@ -34,6 +34,9 @@ pub struct Limits {
     pub revocation_poll: Duration,
     /// How long a new WebSocket may take to send its registration (default 10 s).
     pub register_timeout: Duration,
+    /// How often the hub pings each WebSocket (default 30 s); a client silent for three
+    /// intervals is dropped and shown offline.
+    pub ping_interval: Duration,
 }
 
 impl Default for Limits {
@@ -48,6 +51,7 @@ impl Default for Limits {
             sweep_interval: Duration::from_secs(60),
             revocation_poll: Duration::from_millis(250),
             register_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(30),
         }
     }
 }

@@ -31,8 +31,6 @@ use crate::wire::{
 
 /// Messages read from the store per round trip while draining a queue.
 const BATCH: usize = 100;
-/// Keeps idle connections alive through proxies and notices dead peers.
-const PING_EVERY: Duration = Duration::from_secs(30);
 
 enum Ended {
     /// The client closed or the socket failed; nothing to send.
@@ -83,9 +81,15 @@ async fn serve(
     socket: &mut WebSocket,
 ) -> Ended {
     let mut shutdown = hub.shutdown_signal();
-    let mut ping = tokio::time::interval(PING_EVERY);
+    // Pings keep idle connections alive through proxies; a client that answers none
+    // for three intervals is gone (its network vanished without closing the
+    // connection), and dropping it lets its agent show offline.
+    let ping_every = hub.limits().ping_interval;
+    let silence_limit = ping_every * 3;
+    let mut ping = tokio::time::interval(ping_every);
     ping.reset();
     let mut last_sent = 0_i64;
+    let mut last_heard = tokio::time::Instant::now();
     // Deliver the backlog right after the registration answer.
     attached.wake.notify_one();
     loop {
@@ -93,7 +97,7 @@ async fn serve(
             reason = &mut attached.close => {
                 return match reason {
                     Ok(CloseReason::Replaced) => Ended::Close(
-                        Some(Refusal::new(RefusalCode::NameTaken,
+                        Some(Refusal::new(RefusalCode::Replaced,
                             "a newer connection registered this agent")),
                         CLOSE_REPLACED,
                     ),
@@ -108,6 +112,7 @@ async fn serve(
                 return Ended::Close(None, CLOSE_GOING_AWAY);
             }
             incoming = socket.recv() => {
+                last_heard = tokio::time::Instant::now();
                 let text = match incoming {
                     None | Some(Err(_)) | Some(Ok(WsMessage::Close(_))) => return Ended::Gone,
                     Some(Ok(WsMessage::Ping(_) | WsMessage::Pong(_))) => continue,
@@ -156,6 +161,10 @@ async fn serve(
                 }
             }
             _ = ping.tick() => {
+                if last_heard.elapsed() > silence_limit {
+                    tracing::info!(agent = %identity, "no answer to pings; dropping the connection");
+                    return Ended::Gone;
+                }
                 if socket.send(WsMessage::Ping(Default::default())).await.is_err() {
                     return Ended::Gone;
                 }

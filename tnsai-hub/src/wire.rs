@@ -158,6 +158,8 @@ pub enum RefusalCode {
     DeviceNameTaken,
     /// 409: another device's agent holds this `owner/name`.
     NameTaken,
+    /// A newer connection registered this `owner/name` (WebSocket close 4001).
+    Replaced,
     /// 403: `send` from a device that has registered no agent.
     NoAgent,
     /// 400: `send` without `from` from a device with several agents.
@@ -195,6 +197,7 @@ impl RefusalCode {
             RefusalCode::InviteUsed => "invite_used",
             RefusalCode::DeviceNameTaken => "device_name_taken",
             RefusalCode::NameTaken => "name_taken",
+            RefusalCode::Replaced => "replaced",
             RefusalCode::NoAgent => "no_agent",
             RefusalCode::FromRequired => "from_required",
             RefusalCode::NotYourAgent => "not_your_agent",
@@ -219,7 +222,7 @@ impl RefusalCode {
             RefusalCode::NoAgent | RefusalCode::NotYourAgent => 403,
             RefusalCode::UnknownRecipient | RefusalCode::NotFound => 404,
             RefusalCode::MethodNotAllowed => 405,
-            RefusalCode::DeviceNameTaken | RefusalCode::NameTaken => 409,
+            RefusalCode::DeviceNameTaken | RefusalCode::NameTaken | RefusalCode::Replaced => 409,
             RefusalCode::InviteExpired | RefusalCode::InviteUsed => 410,
             RefusalCode::TooLarge => 413,
             RefusalCode::UnsupportedMediaType => 415,
@@ -268,7 +271,7 @@ pub struct ErrorBody {
 }
 
 /// The registration a client sends as its first WebSocket frame.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Registration {
     /// The agent's name.
     pub name: String,
@@ -284,7 +287,7 @@ pub struct Registration {
 }
 
 /// Frames a client sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientFrame {
     /// `{"type": "register", "name": ..., "owner": ..., "project": ..., "description": ...}`;

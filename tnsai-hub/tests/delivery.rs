@@ -591,6 +591,51 @@ async fn limits_refuse_with_json_errors_and_bad_frames_close_one_connection() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_answering_pings_is_dropped_and_shown_offline() {
+    let mut limits = test_limits();
+    limits.ping_interval = Duration::from_millis(100);
+    let hub = TestHub::with_limits(limits).await;
+    let alice = hub.device("alice").await;
+    let bob = hub.device("bob").await;
+    let mut sdk = session(&alice, "sdk-agent").await;
+    // Never read: the client library answers pings only while it is read, so this
+    // looks like a machine whose network vanished.
+    let silent = session(&bob, "backend-agent").await;
+    let offline = within("the silent agent to go offline", async {
+        loop {
+            if let SessionEvent::Presence {
+                event: PresenceEvent::Offline,
+                agent,
+            } = sdk.next_event().await.unwrap()
+            {
+                return agent;
+            }
+        }
+    })
+    .await;
+    assert_eq!(offline.agent, "bob/backend-agent");
+    assert!(
+        alice
+            .list(None)
+            .await
+            .unwrap()
+            .iter()
+            .all(|a| a.agent != "bob/backend-agent")
+    );
+    // Alice keeps reading (so her client answers pings) and stays online.
+    let reading = tokio::time::timeout(Duration::from_millis(600), async {
+        loop {
+            sdk.next_event().await.unwrap();
+        }
+    })
+    .await;
+    assert!(reading.is_err(), "alice's session stayed open while read");
+    assert_eq!(alice.list(None).await.unwrap().len(), 1);
+    drop(silent);
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_device_has_a_rate_limit() {
     let mut limits = test_limits();
     limits.rate_per_second = 0.5;
