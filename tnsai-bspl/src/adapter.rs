@@ -32,7 +32,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::knowledge::{Checked, Direction, Enactment, KeyBinding, Knowledge};
+use crate::knowledge::{Checked, Direction, Enactment, KeyBinding, Knowledge, Observation};
 use crate::message::{EnabledMessage, MessageInstance};
 use crate::protocol::{Protocol, RoleView};
 
@@ -596,14 +596,23 @@ impl<'k> Evaluation<'k> {
         let Some(name) = self.knowledge.protocol().message(message).map(|m| m.name()) else {
             return false;
         };
-        self.knowledge.observations().iter().any(|o| {
-            o.direction == direction
-                && o.message.message == name
-                && self
-                    .knowledge
-                    .key_of(&o.message)
-                    .is_some_and(|key| key.is_compatible(enactment))
-        })
+        let matches = |o: &&Observation| o.direction == direction && o.message.message == name;
+        // Usually the message was recorded in the enactment itself or one
+        // enclosing it; only otherwise look through the whole history for
+        // one in a sub-enactment.
+        self.knowledge
+            .observations_within(enactment)
+            .any(|o| matches(&o))
+            || self
+                .knowledge
+                .observations()
+                .iter()
+                .filter(matches)
+                .any(|o| {
+                    self.knowledge
+                        .key_of(&o.message)
+                        .is_some_and(|key| key.is_compatible(enactment))
+                })
     }
 
     fn holds(&self, condition: &Termination, enactment: &KeyBinding) -> bool {

@@ -22,11 +22,19 @@
 //!   none of `m`'s `out` or `nil` parameters is bound.
 //!
 //! A message without `in` parameters is always enabled, once, with no values.
-//! A message with `in` parameters but only `out` keys never is: it would
-//! start an enactment, where nothing is known yet (the verifier agrees).
-//! A message without `out` parameters therefore stays enabled after it is
-//! sent; sending it again with the same values is reported as a duplicate.
-//! These are the semantics of the reference tool's adapter.
+//! A message without `out` parameters stays enabled after it is sent; sending
+//! it again with the same values is reported as a duplicate. These are the
+//! reference tool's adapter semantics, and its enabled sets agree with ours
+//! on the fixture cases. Two differences are deliberate: a message with `in`
+//! parameters but only `out` keys is never enabled (it would start an
+//! enactment, where nothing is known yet; the verifier agrees), and every
+//! enabled form can actually be sent (the reference adapter lists some it
+//! then fails to send, e.g. `Inner/act` in a composed protocol).
+//!
+//! Sending checks the same conditions on the concrete message, plus that its
+//! `out` keys do not name an enactment already recorded. Receiving checks
+//! that the message agrees with what is recorded in its enactment; it does
+//! not check `nil` parameters, since the sender may not have known them yet.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -44,6 +52,18 @@ use crate::protocol::Protocol;
 pub struct KeyBinding(Vec<(String, String)>);
 
 impl KeyBinding {
+    /// A key binding from (parameter, value) pairs; a parameter listed
+    /// twice keeps its first value.
+    pub fn new(pairs: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>) -> Self {
+        let mut bindings = Bindings::new();
+        for (parameter, value) in pairs {
+            bindings
+                .entry(parameter.into())
+                .or_insert_with(|| value.into());
+        }
+        Self(bindings.into_iter().collect())
+    }
+
     /// The values of `keys` in `bindings` (keys without a value are skipped).
     pub fn project<'a>(bindings: &Bindings, keys: impl IntoIterator<Item = &'a str>) -> Self {
         let mut pairs: Vec<(String, String)> = keys
@@ -286,6 +306,17 @@ impl Knowledge {
                     .collect(),
             })
             .collect()
+    }
+
+    /// Observations recorded under `key` or a key binding within it, i.e.
+    /// in the enactment or one enclosing it.
+    pub fn observations_within<'k>(
+        &'k self,
+        key: &KeyBinding,
+    ) -> impl Iterator<Item = &'k Observation> + 'k {
+        self.recorded_keys_within(key)
+            .into_iter()
+            .flat_map(|(_, context)| context.observations.iter().map(|i| &self.observations[*i]))
     }
 
     /// The key binding a message instance belongs to.

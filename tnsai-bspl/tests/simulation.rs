@@ -650,7 +650,7 @@ fn one_agent_plays_buyer_and_merchant_without_bindings_leaking() {
     let purchase_knowledge = trader
         .knowledge("Purchase")
         .unwrap_or_else(|| panic!("Purchase"));
-    let o1 = KeyBinding::project(&[("ID".to_owned(), "o1".to_owned())].into(), ["ID"]);
+    let o1 = KeyBinding::new([("ID", "o1")]);
     let bindings = purchase_knowledge.bindings(&o1);
     assert_eq!(bindings.get("item").map(String::as_str), Some("ball"));
     assert!(!bindings.contains_key("status") && !bindings.contains_key("label"));
