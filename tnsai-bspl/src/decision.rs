@@ -272,6 +272,29 @@ impl Agent {
         self.dispatch(event, before, Step::default())
     }
 
+    /// Sends messages decided outside the agent (for instance by an asynchronous
+    /// decision maker that asked a language model) through the adapter's checks, then
+    /// lets the registered makers react to the enabled set changing, as after any
+    /// other emission. Refused messages come back in [`Step::rejected`], never sent.
+    pub fn submit(&mut self, bound: Vec<MessageInstance>) -> Step {
+        let before: BTreeSet<EnabledMessage> = self.adapter.enabled().into_iter().collect();
+        let mut step = Step::default();
+        for message in bound {
+            match self.adapter.emit(message.clone()) {
+                Ok(Emitted::Sent(sent)) => step.sent.push(sent),
+                Ok(Emitted::Duplicate(repeat)) => step.duplicates.push(repeat),
+                Err(error) => step.rejected.push(Rejected { message, error }),
+            }
+        }
+        let after: BTreeSet<EnabledMessage> = self.adapter.enabled().into_iter().collect();
+        let added: Vec<EnabledMessage> = after.difference(&before).cloned().collect();
+        let removed: Vec<EnabledMessage> = before.difference(&after).cloned().collect();
+        if added.is_empty() && removed.is_empty() {
+            return step;
+        }
+        self.dispatch(Event::EnabledChanged { added, removed }, after, step)
+    }
+
     fn dispatch(
         &mut self,
         mut event: Event,

@@ -291,3 +291,39 @@ fn decision_makers_see_the_adapter_and_the_event() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(*observed.borrow(), [(Some("ball".to_owned()), 1, 1)]);
 }
+
+#[test]
+fn submitted_messages_are_checked_and_makers_react_to_them() {
+    use std::sync::Arc;
+    use tnsai_bspl::decision::{Agent, DecisionContext, Trigger};
+    use tnsai_bspl::{Adapter, MessageInstance, Specification};
+
+    let spec = Specification::parse(
+        "Ping { roles A, B parameters out id key, out reply \
+         A -> B: ping[out id key] \
+         B -> A: pong[in id key, out reply] }",
+    )
+    .unwrap();
+    let protocol = Arc::new(spec.into_protocol("Ping").unwrap());
+    let mut adapter = Adapter::new("a");
+    adapter.play(Arc::clone(&protocol), &["A", "B"]).unwrap();
+    let mut agent = Agent::new(adapter);
+    // A sync maker answers every ping this agent can answer.
+    agent.on(Trigger::EnabledChanged, |context: &DecisionContext<'_>| {
+        context
+            .enabled_named("pong")
+            .map(|form| form.bind([("reply", "ok")]))
+            .collect()
+    });
+    let decided = MessageInstance::new("Ping", "ping", "A", [("id", "1")]);
+    let step = agent.submit(vec![decided.clone()]);
+    let names: Vec<&str> = step.sent.iter().map(|m| m.message.as_str()).collect();
+    assert_eq!(names, ["ping", "pong"]);
+    // The same message again is a duplicate; one that breaks the adornments is refused.
+    let again = agent.submit(vec![decided]);
+    assert_eq!(again.duplicates.len(), 1);
+    let bad = MessageInstance::new("Ping", "pong", "B", [("id", "2"), ("reply", "x")]);
+    let refused = agent.submit(vec![bad]);
+    assert!(refused.sent.is_empty());
+    assert_eq!(refused.rejected.len(), 1);
+}
