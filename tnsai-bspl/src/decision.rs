@@ -138,8 +138,9 @@ impl<'a> DecisionContext<'a> {
 }
 
 /// Something that decides which enabled forms to send, and with what `out`
-/// values.
-pub trait DecisionMaker {
+/// values. `Send`, so that an agent can be driven from any thread of an async
+/// runtime.
+pub trait DecisionMaker: Send {
     /// Returns the messages to send (usually built with
     /// [`EnabledMessage::bind`]); the adapter checks each one.
     fn decide(&mut self, context: &DecisionContext<'_>) -> Vec<MessageInstance>;
@@ -147,7 +148,7 @@ pub trait DecisionMaker {
 
 impl<F> DecisionMaker for F
 where
-    F: FnMut(&DecisionContext<'_>) -> Vec<MessageInstance>,
+    F: FnMut(&DecisionContext<'_>) -> Vec<MessageInstance> + Send,
 {
     fn decide(&mut self, context: &DecisionContext<'_>) -> Vec<MessageInstance> {
         self(context)

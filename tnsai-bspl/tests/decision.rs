@@ -1,11 +1,9 @@
 //! Decision makers: triggers, what they see, validation of what they bind,
 //! and the dispatch loop's limits.
 
+use std::sync::{Arc, Mutex};
 mod common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::Arc;
 
 use common::crate_protocol;
 use serde_json::json;
@@ -29,11 +27,11 @@ fn rfq(id: &str, item: &str) -> MessageInstance {
 }
 
 /// Records the events a maker registered for `trigger` sees.
-fn record_events(agent: &mut Agent, trigger: Trigger) -> Rc<RefCell<Vec<Event>>> {
-    let seen = Rc::new(RefCell::new(Vec::new()));
+fn record_events(agent: &mut Agent, trigger: Trigger) -> Arc<Mutex<Vec<Event>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     agent.on(trigger, move |context: &DecisionContext<'_>| {
-        sink.borrow_mut().push(context.event.clone());
+        sink.lock().unwrap().push(context.event.clone());
         Vec::new()
     });
     seen
@@ -57,14 +55,14 @@ fn triggers_select_events() {
     seller.inject("restock", json!({"item": "ball"}));
     seller.inject("holiday", json!(null));
 
-    assert_eq!(init.borrow().len(), 1);
-    assert_eq!(rfqs.borrow().len(), 1);
-    assert_eq!(qualified.borrow().len(), 1);
-    assert!(accepts.borrow().is_empty());
-    assert_eq!(restock.borrow().len(), 1);
+    assert_eq!(init.lock().unwrap().len(), 1);
+    assert_eq!(rfqs.lock().unwrap().len(), 1);
+    assert_eq!(qualified.lock().unwrap().len(), 1);
+    assert!(accepts.lock().unwrap().is_empty());
+    assert_eq!(restock.lock().unwrap().len(), 1);
     // The seller initiates nothing, so init changes nothing; the rfq makes
     // quote enabled.
-    let changes = changes.borrow();
+    let changes = changes.lock().unwrap();
     assert_eq!(changes.len(), 1);
     let Event::EnabledChanged { added, removed } = &changes[0] else {
         panic!("{:?}", changes[0]);
@@ -73,7 +71,7 @@ fn triggers_select_events() {
     assert_eq!(added[0].message, "quote");
     assert!(removed.is_empty());
     // Any: init, the reception, the change, and both external events.
-    assert_eq!(all.borrow().len(), 5);
+    assert_eq!(all.lock().unwrap().len(), 5);
 }
 
 #[test]
@@ -81,7 +79,7 @@ fn init_reports_initial_forms_as_added() {
     let mut buyer = agent(&["Buyer"]);
     let changes = record_events(&mut buyer, Trigger::EnabledChanged);
     buyer.init();
-    let changes = changes.borrow();
+    let changes = changes.lock().unwrap();
     let Some(Event::EnabledChanged { added, .. }) = changes.first() else {
         panic!("no change event");
     };
@@ -163,12 +161,12 @@ fn a_repeated_reception_triggers_nothing() {
     seller
         .receive(rfq("1", "ball"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let before = seen.borrow().len();
+    let before = seen.lock().unwrap().len();
     let step = seller
         .receive(rfq("1", "ball"))
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(step.reception, Some(Received::Duplicate));
-    assert_eq!(seen.borrow().len(), before);
+    assert_eq!(seen.lock().unwrap().len(), before);
 }
 
 #[test]
@@ -178,7 +176,7 @@ fn an_invalid_reception_is_an_error_and_triggers_nothing() {
     seller
         .receive(rfq("1", "ball"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let before = seen.borrow().len();
+    let before = seen.lock().unwrap().len();
     let conflicting = MessageInstance::new(
         "Purchase",
         "reject",
@@ -192,7 +190,7 @@ fn an_invalid_reception_is_an_error_and_triggers_nothing() {
         ],
     );
     assert!(seller.receive(conflicting).is_err());
-    assert_eq!(seen.borrow().len(), before);
+    assert_eq!(seen.lock().unwrap().len(), before);
 }
 
 #[test]
@@ -220,10 +218,10 @@ fn decisions_cascade_through_enabled_changes() {
 #[test]
 fn a_decision_maker_that_never_settles_hits_the_round_limit() {
     let mut buyer = agent(&["Buyer"]);
-    let counter = Rc::new(RefCell::new(0));
+    let counter = Arc::new(Mutex::new(0));
     let next = counter.clone();
     buyer.on(Trigger::Any, move |context: &DecisionContext<'_>| {
-        let mut n = next.borrow_mut();
+        let mut n = next.lock().unwrap();
         *n += 1;
         context
             .enabled_named("rfq")
@@ -235,7 +233,7 @@ fn a_decision_maker_that_never_settles_hits_the_round_limit() {
     // the enabled set as it was, so dispatching settles.
     let step = buyer.init();
     assert_eq!(step.sent.len(), 2);
-    assert_eq!(*counter.borrow(), 2);
+    assert_eq!(*counter.lock().unwrap(), 2);
     assert!(!step.round_limit_reached);
 
     // Answering its own requests, the agent changes the enabled set every
@@ -265,7 +263,7 @@ fn a_decision_maker_that_never_settles_hits_the_round_limit() {
 #[test]
 fn decision_makers_see_the_adapter_and_the_event() {
     let mut seller = agent(&["Seller"]);
-    let observed = Rc::new(RefCell::new(Vec::new()));
+    let observed = Arc::new(Mutex::new(Vec::new()));
     let sink = observed.clone();
     seller.on(
         Trigger::received("rfq"),
@@ -278,7 +276,7 @@ fn decision_makers_see_the_adapter_and_the_event() {
                 .knowledge(&message.protocol)
                 .map(|k| k.observations().len())
                 .unwrap_or_default();
-            sink.borrow_mut().push((
+            sink.lock().unwrap().push((
                 message.get("item").map(str::to_owned),
                 history,
                 context.enabled.len(),
@@ -289,7 +287,7 @@ fn decision_makers_see_the_adapter_and_the_event() {
     seller
         .receive(rfq("1", "ball"))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(*observed.borrow(), [(Some("ball".to_owned()), 1, 1)]);
+    assert_eq!(*observed.lock().unwrap(), [(Some("ball".to_owned()), 1, 1)]);
 }
 
 #[test]

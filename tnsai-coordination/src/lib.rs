@@ -50,6 +50,7 @@
 
 pub mod acl;
 mod answer;
+pub mod bspl;
 pub mod debate;
 mod delivery;
 mod description;

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::sync::{Arc, Weak};
 
 use serde::Serialize;
-use tnsai_core::{AgentId, Message, MessageKind, Paradigm, Params};
+use tnsai_core::{AgentId, Message, MessageKind, Paradigm, Params, TransportMode};
 
 use crate::debate::handler::DebateHandler;
 use crate::debate::{DebateEvents, DebateSession};
@@ -330,6 +330,53 @@ impl ProtocolManager {
                 .negotiate(task, contractors, bidding, evaluator)
                 .await
         }
+    }
+
+    /// Connects a BSPL agent (an adapter with its decision makers) to this manager's
+    /// transport: what its decision makers bind is sent to the agents `roster` names for
+    /// the recipient roles, and BSPL messages that arrive are fed to it. Call
+    /// [`Enactor::start`](crate::bspl::Enactor::start) to run its `Init` decision makers.
+    /// An agent has at most one enactor (it may play many roles in many protocols); a
+    /// second call replaces the first.
+    ///
+    /// # Errors
+    ///
+    /// [`ProtocolError::InvalidArgument`] when a role the agent sends to has no agent in
+    /// the roster.
+    pub fn enact(
+        &self,
+        agent: tnsai_bspl::decision::Agent,
+        roster: crate::bspl::Roster,
+    ) -> Result<crate::bspl::Enactor, ProtocolError> {
+        let adapter = agent.adapter();
+        for protocol in adapter.protocols() {
+            let roles = adapter.roles(protocol.name());
+            for message in protocol.messages() {
+                if !roles.iter().any(|r| r == message.sender()) {
+                    continue;
+                }
+                for recipient in message.recipients() {
+                    if roster.agent(protocol.name(), recipient).is_none() {
+                        return Err(ProtocolError::InvalidArgument(format!(
+                            "no agent plays role {recipient} of {} in the roster",
+                            protocol.name()
+                        )));
+                    }
+                }
+            }
+        }
+        let link = self.inner.link.clone();
+        let mode = link
+            .hosted
+            .specs
+            .direct()
+            .map_or(TransportMode::Auto, |d| d.transport());
+        let enactor = crate::bspl::Enactor::new(link, mode, agent, roster);
+        self.inner
+            .link
+            .hosted
+            .register_service(MessageKind::Bspl, enactor.service());
+        Ok(enactor)
     }
 
     /// Starts a debate on `topic` among `participants` (the initiator takes part only if
