@@ -60,7 +60,9 @@ fn sent(events: &[EnactmentEvent]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match e {
-            EnactmentEvent::Sent { message, to } => Some((message.message.clone(), to.to_string())),
+            EnactmentEvent::Sent { message, to, .. } => {
+                Some((message.message.clone(), to.to_string()))
+            }
             _ => None,
         })
         .collect()

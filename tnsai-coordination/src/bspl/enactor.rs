@@ -49,6 +49,9 @@ pub enum EnactmentEvent {
         to: AgentId,
         /// The message.
         message: MessageInstance,
+        /// When it left (taken before handing it to the transport, so the order of
+        /// these instants follows causality: an answer never precedes its cause).
+        at: std::time::Instant,
     },
     /// A message was received and accepted.
     Received {
@@ -310,6 +313,7 @@ impl Enactor {
                     });
                     continue;
                 };
+                let at = std::time::Instant::now();
                 let outcome = match to_message(self.inner.link.id(), &to, message) {
                     Ok(carrier) => self.inner.link.send(carrier, self.inner.mode).await,
                     Err(error) => Err(error),
@@ -318,6 +322,7 @@ impl Enactor {
                     Ok(()) => self.publish(EnactmentEvent::Sent {
                         to,
                         message: message.clone(),
+                        at,
                     }),
                     Err(error) => self.publish(EnactmentEvent::Undelivered {
                         to,
