@@ -1,5 +1,7 @@
 //! BSPL protocols enacted end to end by separate agents over the in-process transport.
 
+mod common;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,12 +160,7 @@ fn purchase_roster() -> Roster {
 }
 
 async fn enact(platform: &Platform, id: &str, agent: Agent, roster: &Roster) -> Enactor {
-    let pm = platform
-        .spawn(id, Peer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, id, Peer).await;
     pm.enact(agent, roster.clone()).unwrap()
 }
 
@@ -561,12 +558,7 @@ async fn one_agent_plays_purchase_buyer_and_logistics_merchant_without_leaking_b
     both.on(Trigger::received("deliver"), |c: &DecisionContext<'_>| {
         complete_delivered(c, "fine")
     });
-    let pm = platform
-        .spawn("buyer", Peer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "buyer", Peer).await;
     let enactor = pm.enact(both, roster).unwrap();
     enactor.start().await.unwrap();
     enactor.wait_done(Duration::from_secs(10)).await.unwrap();
@@ -682,12 +674,7 @@ async fn refusals_impersonation_and_an_incomplete_roster() {
 
     // An agent that does not play Buyer cannot speak for it.
     let mut seller_events = seller_enactor.events();
-    let impostor = platform
-        .spawn("impostor", Peer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let impostor = common::manager(&platform, "impostor", Peer).await;
     let mut adapter = Adapter::new("impostor");
     adapter.play(purchase(), &["Buyer"]).unwrap();
     let mut fake = Agent::new(adapter);
@@ -709,12 +696,7 @@ async fn refusals_impersonation_and_an_incomplete_roster() {
     );
 
     // Sending to a role nobody plays is refused before anything starts.
-    let lonely = platform
-        .spawn("lonely", Peer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let lonely = common::manager(&platform, "lonely", Peer).await;
     let error = lonely
         .enact(
             buyer_agent_only(),
@@ -767,12 +749,7 @@ async fn asynchronous_decision_makers_take_part() {
     let roster = purchase_roster();
     let mut adapter = Adapter::new("seller");
     adapter.play(purchase(), &["Seller"]).unwrap();
-    let seller_pm = platform
-        .spawn("seller", Peer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let seller_pm = common::manager(&platform, "seller", Peer).await;
     let seller = seller_pm
         .enact(Agent::new(adapter), roster.clone())
         .unwrap();

@@ -33,12 +33,7 @@ fn public_types_are_send_and_sync() {
 #[tokio::test]
 async fn manager_futures_are_send() {
     let platform = Platform::new();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let future = pm.execute_action("caller", "x", Params::new());
     assert_send(&future);
     assert_send(&pm.request("caller", "x", Params::new()));
@@ -51,12 +46,7 @@ async fn manager_futures_are_send() {
 async fn one_slow_action_never_holds_up_the_others() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let slow = tokio::spawn(pm.execute_action("worker", "sleep", params! {"ms" => 3_000}));
     tokio::time::sleep(Duration::from_millis(20)).await;
     let started = Instant::now();
@@ -79,12 +69,7 @@ async fn one_slow_action_never_holds_up_the_others() {
 async fn actions_of_one_agent_run_concurrently_up_to_the_limit() {
     let platform = Platform::with_config(PlatformConfig::new().with_max_concurrent_actions(10));
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let started = Instant::now();
     let calls: Vec<_> = (0..10)
         .map(|_| tokio::spawn(pm.execute_action("worker", "sleep", params! {"ms" => 400})))
@@ -108,12 +93,7 @@ async fn a_flood_into_a_small_mailbox_waits_and_loses_nothing() {
             .with_max_concurrent_actions(2),
     );
     let worker = platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let calls: Vec<_> = (0..500)
         .map(|i| tokio::spawn(pm.execute_action("worker", "echo", params! {"i" => i})))
         .collect();

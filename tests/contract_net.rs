@@ -1,6 +1,8 @@
 //! FIPA conversations between agents through the transport: contract-net negotiation and
 //! ACL messages answered by actions.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -58,12 +60,7 @@ impl Contractor {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_contractors_refusals_slow_bidders_and_a_failure_after_acceptance() {
     let platform = Platform::new();
-    let manager = platform
-        .spawn("manager", Manager)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let manager = common::manager(&platform, "manager", Manager).await;
     let mut names = Vec::new();
     for i in 0..20 {
         let behaviour = match i {
@@ -139,12 +136,7 @@ async fn twenty_contractors_refusals_slow_bidders_and_a_failure_after_acceptance
 #[tokio::test]
 async fn the_cheapest_bid_wins_and_delivers() {
     let platform = Platform::new();
-    let manager = platform
-        .spawn("manager", Manager)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let manager = common::manager(&platform, "manager", Manager).await;
     for (name, price) in [("anna", 500.0), ("bob", 450.0), ("carl", 700.0)] {
         platform
             .spawn(
@@ -177,12 +169,7 @@ async fn the_cheapest_bid_wins_and_delivers() {
 #[tokio::test]
 async fn all_refusals_unknown_contractors_and_bad_arguments() {
     let platform = Platform::new();
-    let manager = platform
-        .spawn("manager", Manager)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let manager = common::manager(&platform, "manager", Manager).await;
     platform
         .spawn(
             "busy",
@@ -254,12 +241,7 @@ async fn an_agent_without_the_actions_does_not_understand() {
     struct Bystander;
 
     let platform = Platform::new();
-    let manager = platform
-        .spawn("manager", Manager)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let manager = common::manager(&platform, "manager", Manager).await;
     platform.spawn("bystander", Bystander).await.unwrap();
     let report = manager
         .negotiate(
@@ -287,12 +269,7 @@ async fn negotiate_needs_direct_message() {
     struct Announcer;
 
     let platform = Platform::new();
-    let pm = platform
-        .spawn("announcer", Announcer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "announcer", Announcer).await;
     let error = pm
         .negotiate(
             "Translate",

@@ -1,6 +1,8 @@
 //! Debates through the public API: separate agents on one platform, each taking part
 //! through its own manager.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use tnsai_coordination::debate::NO_CLEAR_POSITION;
@@ -45,20 +47,10 @@ struct Room {
 
 async fn room<C: Agent>(chair: C, members: usize) -> Room {
     let platform = Platform::new();
-    let chair = platform
-        .spawn("chair", chair)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let chair = common::manager(&platform, "chair", chair).await;
     let mut list = Vec::new();
     for i in 0..members {
-        let pm = platform
-            .spawn(format!("m{i}"), Member)
-            .await
-            .unwrap()
-            .protocol_manager()
-            .unwrap();
+        let pm = common::manager(&platform, format!("m{i}"), Member).await;
         list.push(pm);
     }
     Room {
@@ -221,13 +213,7 @@ async fn confidence_is_clamped_and_stances_keep_their_first_spelling() {
 #[tokio::test]
 async fn refused_calls() {
     let room = room(MajorityChair, 3).await;
-    let outsider_debate = room
-        .platform
-        .spawn("lurker", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let outsider_debate = common::manager(&room.platform, "lurker", Member).await;
     let s = room
         .chair
         .start_debate("Refusals", room.ids())
@@ -317,24 +303,9 @@ async fn refused_calls() {
 #[tokio::test]
 async fn can_initiate_and_can_vote_take_effect() {
     let platform = Platform::new();
-    let backbencher = platform
-        .spawn("backbencher", Backbencher)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
-    let observer = platform
-        .spawn("observer", Observer)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
-    let chair = platform
-        .spawn("chair", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let backbencher = common::manager(&platform, "backbencher", Backbencher).await;
+    let observer = common::manager(&platform, "observer", Observer).await;
+    let chair = common::manager(&platform, "chair", Member).await;
     let error = backbencher
         .start_debate("Mine", ["observer"])
         .await
@@ -367,12 +338,7 @@ async fn can_initiate_and_can_vote_take_effect() {
 #[tokio::test]
 async fn participants_must_carry_debate_and_exist() {
     let platform = Platform::new();
-    let chair = platform
-        .spawn("chair", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let chair = common::manager(&platform, "chair", Member).await;
     platform.spawn("member", Member).await.unwrap();
     platform.spawn("outsider", Outsider).await.unwrap();
     let error = chair
@@ -429,13 +395,7 @@ async fn every_participant_reads_fresh_snapshots_with_votes_and_counter_argument
         assert_eq!(counter.target(), "m0");
         assert_eq!(counter.alternative(), "Wait for the load test");
     }
-    let lurker = room
-        .platform
-        .spawn("lurker", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let lurker = common::manager(&room.platform, "lurker", Member).await;
     assert!(matches!(
         lurker.debate(s.id()).await,
         Err(ProtocolError::DebateRefused(_))
@@ -531,18 +491,8 @@ async fn events_show_the_debate_as_it_unfolds() {
 #[tokio::test]
 async fn an_initiator_listed_as_participant_takes_part() {
     let platform = Platform::new();
-    let chair = platform
-        .spawn("chair", MajorityChair)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
-    let member = platform
-        .spawn("member", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let chair = common::manager(&platform, "chair", MajorityChair).await;
+    let member = common::manager(&platform, "member", Member).await;
     let s = chair
         .start_debate("Both", ["chair", "member", "member"])
         .await
@@ -564,25 +514,11 @@ async fn fifty_debates_at_once_with_five_participants_each() {
     let platform = Platform::new();
     let mut chairs = Vec::new();
     for d in 0..50 {
-        chairs.push(
-            platform
-                .spawn(format!("chair-{d}"), MajorityChair)
-                .await
-                .unwrap()
-                .protocol_manager()
-                .unwrap(),
-        );
+        chairs.push(common::manager(&platform, format!("chair-{d}"), MajorityChair).await);
     }
     let mut members = Vec::new();
     for m in 0..25 {
-        members.push(
-            platform
-                .spawn(format!("member-{m}"), Member)
-                .await
-                .unwrap()
-                .protocol_manager()
-                .unwrap(),
-        );
+        members.push(common::manager(&platform, format!("member-{m}"), Member).await);
     }
     let members = std::sync::Arc::new(members);
     let tasks: Vec<_> = chairs
@@ -646,18 +582,8 @@ async fn finished_debates_are_forgotten_after_the_retention_period() {
     let platform = Platform::with_config(
         tnsai_coordination::PlatformConfig::new().with_debate_retention(Duration::from_millis(100)),
     );
-    let chair = platform
-        .spawn("chair", MajorityChair)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
-    let member = platform
-        .spawn("m0", Member)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let chair = common::manager(&platform, "chair", MajorityChair).await;
+    let member = common::manager(&platform, "m0", Member).await;
     let open = chair.start_debate("Still open", ["m0"]).await.unwrap();
     let done = chair.start_debate("Done", ["m0"]).await.unwrap();
     member

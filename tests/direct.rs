@@ -179,18 +179,8 @@ async fn every_missing_paradigm_has_its_exact_error_text() {
 
     let platform = Platform::new();
     platform.spawn("target", Target).await.unwrap();
-    let direct = platform
-        .spawn("direct", OnlyDirect)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
-    let broadcast = platform
-        .spawn("broadcast", OnlyBroadcast)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let direct = common::manager(&platform, "direct", OnlyDirect).await;
+    let broadcast = common::manager(&platform, "broadcast", OnlyBroadcast).await;
 
     let err = broadcast
         .execute_action("target", "x", Params::new())

@@ -62,12 +62,7 @@ async fn handles_expose_id_agent_and_manager() {
 async fn a_terminated_agent_leaves_discovery() {
     let platform = Platform::new();
     let worker = platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     pm.execute_action("worker", "echo", Params::new())
         .await
         .unwrap();
@@ -102,12 +97,7 @@ async fn calls_queued_at_a_terminated_agent_get_an_error_not_silence() {
         tnsai_coordination::PlatformConfig::new().with_max_concurrent_actions(1),
     );
     let worker = platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     // One slow action occupies the only slot; the rest wait in the mailbox.
     let slow =
         tokio::spawn(pm.execute_action("worker", "sleep", params! {"ms" => 300, "tag" => "slow"}));
@@ -168,12 +158,7 @@ async fn stop_and_start() {
 async fn stopping_ends_calls_that_wait_for_an_answer() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let waiting = tokio::spawn(pm.execute_action("worker", "sleep", params! {"ms" => 5_000}));
     tokio::time::sleep(Duration::from_millis(50)).await;
     pm.stop().await;
@@ -185,12 +170,7 @@ async fn stopping_ends_calls_that_wait_for_an_answer() {
 async fn dropping_a_handle_does_not_stop_its_agent() {
     let platform = Platform::new();
     drop(platform.spawn("worker", Worker::default()).await.unwrap());
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     pm.execute_action("worker", "echo", Params::new())
         .await
         .unwrap();
@@ -203,12 +183,7 @@ async fn platforms_share_nothing() {
     first.spawn("worker", Worker::default()).await.unwrap();
     // The same id on another platform is fine.
     second.spawn("worker", Worker::default()).await.unwrap();
-    let only_second = second
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let only_second = common::manager(&second, "caller", Caller).await;
     first.spawn("lonely", Worker::default()).await.unwrap();
     let error = only_second
         .execute_action("lonely", "echo", Params::new())

@@ -13,12 +13,7 @@ use tnsai_core::prelude::*;
 async fn a_request_returns_the_reply() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let reply = pm
         .request("worker", "processOrder", params! {"orderId" => "7"})
         .await
@@ -30,12 +25,7 @@ async fn a_request_returns_the_reply() {
 async fn a_slow_reply_times_out_after_the_attribute_timeout() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let started = Instant::now();
     let error = pm
         .request("worker", "sleep", params! {"ms" => 2_000, "tag" => "slow"})
@@ -53,12 +43,7 @@ async fn a_slow_reply_times_out_after_the_attribute_timeout() {
 async fn late_replies_are_dropped_never_delivered_to_a_later_request() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     for round in 0..5 {
         // Replies after ~400 ms, past the 300 ms timeout.
         let late = pm
@@ -87,12 +72,7 @@ async fn late_replies_are_dropped_never_delivered_to_a_later_request() {
 async fn overlapping_requests_each_get_their_own_reply() {
     let platform = Platform::new();
     platform.spawn("worker", Worker::default()).await.unwrap();
-    let pm = platform
-        .spawn("caller", Caller)
-        .await
-        .unwrap()
-        .protocol_manager()
-        .unwrap();
+    let pm = common::manager(&platform, "caller", Caller).await;
     let calls: Vec<_> = (0..40)
         .map(|i| {
             let ms = (40 - i) * 3;

@@ -130,3 +130,17 @@ pub async fn eventually(mut condition: impl FnMut() -> bool) {
     }
     panic!("condition not met within 5 s");
 }
+
+/// Spawns `agent` under `id` and returns its manager (the agent must be annotated).
+pub async fn manager<A: Agent>(
+    platform: &tnsai_coordination::Platform,
+    id: impl Into<AgentId>,
+    agent: A,
+) -> tnsai_coordination::ProtocolManager {
+    platform
+        .spawn(id, agent)
+        .await
+        .expect("spawn")
+        .protocol_manager()
+        .expect("an annotated agent has a manager")
+}
