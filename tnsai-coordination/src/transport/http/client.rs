@@ -69,7 +69,7 @@ impl Shared {
             .map(|base| vec![protocol_url(base, TNSAI_PROTOCOL.hash())])
             .unwrap_or_default();
         let request = AgoraRequest::new(TNSAI_PROTOCOL.hash(), sources, body);
-        let bytes = serde_json::to_vec(&request).map_err(encode)?;
+        let bytes = axum::body::Bytes::from(serde_json::to_vec(&request).map_err(encode)?);
         let url = format!("{}{}", peer.url, path);
         let token = peer.token();
         let mut attempt = 0;

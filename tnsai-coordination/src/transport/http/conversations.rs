@@ -14,8 +14,8 @@ use super::agora::ProtocolDocument;
 pub(crate) enum Spoken {
     /// Natural language, answered by the agent's language model.
     Natural,
-    /// One of the agent's actions, by its protocol hash.
-    Action(String),
+    /// One of the agent's actions, by its index in the agent's protocols.
+    Action(usize),
     /// The tnsai message protocol.
     Tnsai,
     /// A protocol this platform does not implement, answered by the agent's language

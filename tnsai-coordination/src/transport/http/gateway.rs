@@ -1,6 +1,7 @@
 //! How an Agora request becomes a call on a local agent, and its answer an Agora answer.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -15,6 +16,12 @@ use crate::{Platform, ProtocolError, TransportError, TransportErrorKind};
 
 /// How many fetched protocol documents are remembered.
 const FOREIGN_CACHE: usize = 1024;
+
+/// The request was not served within the request timeout (answered 504).
+pub(crate) struct TimedOut;
+
+/// An Agora answer, or the timeout.
+pub(crate) type Answered = Result<AgoraResponse, TimedOut>;
 
 /// Whether answers to this kind of message come back in the HTTP response: the
 /// platform answers every action, request and text, and nothing else for sure.
@@ -76,41 +83,42 @@ fn prompt(document: Option<&ProtocolDocument>, history: &[(String, String)], bod
 }
 
 impl Shared {
-    /// How long a gateway call may wait: longer than the request timeout, so that the
-    /// server's timeout (504) always answers first.
+    /// How long a gateway call may wait for the agent: the request timeout.
     fn call_limit(&self) -> Duration {
-        self.config.request_timeout + Duration::from_secs(1)
+        self.config.request_timeout
     }
 
-    /// Which of the agent's protocols the request speaks, or the rejection.
+    /// Which of the agent's protocols the request speaks, or the rejection (or the
+    /// timeout, while reading the protocol from its sources).
     pub(crate) async fn classify(
         &self,
         protocols: &AgentProtocols,
         request: &AgoraRequest,
-    ) -> Result<Spoken, AgoraResponse> {
+    ) -> Result<Spoken, Answered> {
         let Some(hash) = request.protocol_hash.as_deref() else {
             return Ok(Spoken::Natural);
         };
         if hash == TNSAI_PROTOCOL.hash() {
             return Ok(Spoken::Tnsai);
         }
-        if protocols.action(hash).is_some() {
-            return Ok(Spoken::Action(hash.to_owned()));
+        if let Some(index) = protocols.action_index(hash) {
+            return Ok(Spoken::Action(index));
         }
         let agent = &protocols.description.id;
         if !protocols.description.has_language_model {
-            return Err(AgoraResponse::rejected(format!(
+            return Err(Ok(AgoraResponse::rejected(format!(
                 "Agent {agent} does not implement protocol {hash} and has no language model to follow it"
-            )));
+            ))));
         }
         if let Some(document) = self.foreign.get(hash) {
             return Ok(Spoken::Foreign(Arc::clone(document.value())));
         }
-        match self
-            .fetcher
-            .fetch_verified(hash, &request.protocol_sources)
+        let fetch = self.fetcher.fetch_verified(hash, &request.protocol_sources);
+        // Several sources may each take up to the source timeout.
+        let fetched = tokio::time::timeout(self.config.request_timeout, fetch)
             .await
-        {
+            .map_err(|_| Err(TimedOut))?;
+        match fetched {
             Ok(document) => {
                 let document = Arc::new(document);
                 if self.foreign.len() >= FOREIGN_CACHE {
@@ -119,9 +127,9 @@ impl Shared {
                 self.foreign.insert(hash.to_owned(), Arc::clone(&document));
                 Ok(Spoken::Foreign(document))
             }
-            Err(error) => Err(AgoraResponse::rejected(format!(
+            Err(error) => Err(Ok(AgoraResponse::rejected(format!(
                 "Protocol {hash} could not be read: {error}"
-            ))),
+            )))),
         }
     }
 
@@ -136,7 +144,7 @@ impl Shared {
         body: &str,
         origin: Option<&str>,
         conversation: Option<&str>,
-    ) -> AgoraResponse {
+    ) -> Answered {
         let agent = &protocols.description.id;
         match spoken {
             Spoken::Natural => {
@@ -147,7 +155,7 @@ impl Shared {
                 let text = prompt(Some(document), history, body);
                 self.text(platform, agent, text, conversation).await
             }
-            Spoken::Action(hash) => match protocols.action(hash) {
+            Spoken::Action(index) => match protocols.actions.get(*index) {
                 Some(action) => {
                     self.action(
                         platform,
@@ -159,16 +167,20 @@ impl Shared {
                     )
                     .await
                 }
-                None => AgoraResponse::rejected(format!(
-                    "Agent {agent} no longer implements protocol {hash}"
-                )),
+                None => Ok(AgoraResponse::rejected(format!(
+                    "Agent {agent} no longer implements that action"
+                ))),
             },
             Spoken::Tnsai => self.message(platform, agent, body, origin).await,
         }
     }
 
+    /// A sender id for an Agora caller: unique per call (a counter, not a random id,
+    /// which would cost a system call per request) and never an agent's, so no transport
+    /// reaches it and its answer completes the gateway call.
     fn caller() -> AgentId {
-        AgentId::from(format!("agora:{}", uuid::Uuid::new_v4()))
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        AgentId::from(format!("agora:{}", NEXT.fetch_add(1, Ordering::Relaxed)))
     }
 
     async fn text(
@@ -177,7 +189,7 @@ impl Shared {
         agent: &AgentId,
         text: String,
         conversation: Option<&str>,
-    ) -> AgoraResponse {
+    ) -> Answered {
         let mut message = Message::builder(MessageKind::Text, Self::caller())
             .receiver(agent.clone())
             .content(text);
@@ -185,8 +197,9 @@ impl Shared {
             message = message.conversation_id(conversation);
         }
         match platform.call(message.build(), self.call_limit()).await {
-            Ok(reply) => AgoraResponse::success(reply.content().unwrap_or_default()),
-            Err(error) => AgoraResponse::failure(error.to_string()),
+            Ok(reply) => Ok(AgoraResponse::success(reply.content().unwrap_or_default())),
+            Err(ProtocolError::Timeout) => Err(TimedOut),
+            Err(error) => Ok(AgoraResponse::failure(error.to_string())),
         }
     }
 
@@ -198,7 +211,7 @@ impl Shared {
         role: Option<&str>,
         body: &str,
         conversation: Option<&str>,
-    ) -> AgoraResponse {
+    ) -> Answered {
         let refused = |error: &ProtocolError| {
             AgoraResponse::success(
                 json!({ "ok": false, "error": error.to_string(), "code": error.code() })
@@ -207,7 +220,7 @@ impl Shared {
         };
         let params = match parse_params(body) {
             Ok(params) => params,
-            Err(error) => return refused(&error),
+            Err(error) => return Ok(refused(&error)),
         };
         let mut message = Message::builder(MessageKind::Action, Self::caller())
             .receiver(agent.clone())
@@ -219,15 +232,22 @@ impl Shared {
         if let Some(conversation) = conversation {
             message = message.conversation_id(conversation);
         }
-        match platform.call(message.build(), self.call_limit()).await {
-            Ok(reply) => {
-                AgoraResponse::success(json!({ "ok": true, "result": reply.payload() }).to_string())
-            }
-            Err(error @ (ProtocolError::ActionFailed(_) | ProtocolError::InvalidArgument(_))) => {
-                refused(&error)
-            }
-            Err(error) => AgoraResponse::failure(error.to_string()),
-        }
+        Ok(
+            match platform.call(message.build(), self.call_limit()).await {
+                Ok(reply) => AgoraResponse::success(
+                    serde_json::to_string(&ActionSuccess {
+                        ok: true,
+                        result: reply.payload(),
+                    })
+                    .unwrap_or_default(),
+                ),
+                Err(
+                    error @ (ProtocolError::ActionFailed(_) | ProtocolError::InvalidArgument(_)),
+                ) => refused(&error),
+                Err(ProtocolError::Timeout) => return Err(TimedOut),
+                Err(error) => AgoraResponse::failure(error.to_string()),
+            },
+        )
     }
 
     /// A tnsai message for the local agent `agent`: delivered, and for actions, requests
@@ -238,15 +258,18 @@ impl Shared {
         agent: &AgentId,
         body: &str,
         origin: Option<&str>,
-    ) -> AgoraResponse {
+    ) -> Answered {
         let message: Message = match serde_json::from_str(body) {
             Ok(message) => message,
             Err(e) => {
-                return wire_failure("invalid_message", format!("not a tnsai message: {e}"));
+                return Ok(wire_failure(
+                    "invalid_message",
+                    format!("not a tnsai message: {e}"),
+                ));
             }
         };
         if message.receiver() != Some(agent) {
-            return wire_failure(
+            return Ok(wire_failure(
                 "invalid_message",
                 format!(
                     "the message is for {}, not for {agent}",
@@ -254,20 +277,26 @@ impl Shared {
                         .receiver()
                         .map_or_else(|| "no receiver".to_owned(), ToString::to_string)
                 ),
-            );
+            ));
         }
         self.learn_origin(origin, message.sender());
         if !answered_in_response(message.kind()) {
-            return match platform.deliver(message).await {
+            return Ok(match platform.deliver(message).await {
                 Ok(()) => AgoraResponse::success(""),
                 Err(error) => transport_failure(&error),
-            };
+            });
         }
         let (_waiting, answer) = self.await_answer(&message);
-        if let Err(error) = platform.deliver(message).await {
-            return transport_failure(&error);
-        }
-        match answer.await {
+        let exchange = async {
+            platform.deliver(message).await?;
+            Ok::<_, TransportError>(answer.await)
+        };
+        let answer = match tokio::time::timeout(self.config.request_timeout, exchange).await {
+            Err(_) => return Err(TimedOut),
+            Ok(Err(error)) => return Ok(transport_failure(&error)),
+            Ok(Ok(answer)) => answer,
+        };
+        Ok(match answer {
             Ok(answer) => match serde_json::to_string(&answer) {
                 Ok(body) => AgoraResponse::success(body),
                 Err(e) => wire_failure("delivery", format!("could not encode the answer: {e}")),
@@ -276,7 +305,7 @@ impl Shared {
                 "receiver_unavailable",
                 format!("{agent} stopped before it answered"),
             ),
-        }
+        })
     }
 
     /// A broadcast or publication for this platform's subscribers.
@@ -285,11 +314,14 @@ impl Shared {
         platform: &Platform,
         body: &str,
         origin: Option<&str>,
-    ) -> AgoraResponse {
+    ) -> Answered {
         let message: Message = match serde_json::from_str(body) {
             Ok(message) => message,
             Err(e) => {
-                return wire_failure("invalid_message", format!("not a tnsai message: {e}"));
+                return Ok(wire_failure(
+                    "invalid_message",
+                    format!("not a tnsai message: {e}"),
+                ));
             }
         };
         if !matches!(
@@ -297,17 +329,30 @@ impl Shared {
             MessageKind::Broadcast | MessageKind::Publish
         ) || message.topic().is_none()
         {
-            return wire_failure(
+            return Ok(wire_failure(
                 "invalid_message",
                 "the platform URL takes broadcasts and publications with a topic; send other messages to /agents/<receiver>",
-            );
+            ));
         }
         self.learn_origin(origin, message.sender());
-        let report = platform.deliver_publication(message).await;
-        AgoraResponse::success(
-            serde_json::to_string(&WireReport::from(&report)).unwrap_or_default(),
+        // Full mailboxes make delivery wait; the request timeout bounds that.
+        let report = tokio::time::timeout(
+            self.config.request_timeout,
+            platform.deliver_publication(message),
         )
+        .await
+        .map_err(|_| TimedOut)?;
+        Ok(AgoraResponse::success(
+            serde_json::to_string(&WireReport::from(&report)).unwrap_or_default(),
+        ))
     }
+}
+
+/// The body of an action's successful answer, serialised without copying the result.
+#[derive(serde::Serialize)]
+struct ActionSuccess<'a> {
+    ok: bool,
+    result: &'a Value,
 }
 
 /// An action's parameters from a request body: a JSON object, or nothing.

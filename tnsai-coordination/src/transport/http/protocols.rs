@@ -165,8 +165,13 @@ impl AgentProtocols {
         })
     }
 
+    /// The index of the action whose protocol has this hash.
+    pub(crate) fn action_index(&self, hash: &str) -> Option<usize> {
+        self.actions.iter().position(|a| a.document.hash() == hash)
+    }
+
     pub(crate) fn action(&self, hash: &str) -> Option<&ActionProtocol> {
-        self.actions.iter().find(|a| a.document.hash() == hash)
+        self.action_index(hash).map(|i| &self.actions[i])
     }
 }
 

@@ -23,7 +23,9 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Request, State};
+use axum::extract::{
+    ConnectInfo, DefaultBodyLimit, FromRequest, FromRequestParts, Path, Request, State,
+};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -33,6 +35,7 @@ use serde_json::json;
 
 use super::agora::{AgoraRequest, AgoraResponse};
 use super::client::ORIGIN_HEADER;
+use super::gateway::{Answered, TimedOut};
 use super::listing::{AgentEntry, PlatformListing};
 use super::protocols::{AgentProtocols, TNSAI_PROTOCOL, sources};
 use super::transport::Shared;
@@ -43,7 +46,7 @@ type Shared_ = State<Arc<Shared>>;
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let limit = shared.config.body_limit;
-    Router::new()
+    let router = Router::new()
         .route("/", post(platform_request))
         .route("/.wellknown", get(wellknown))
         .route("/wellknown", get(wellknown))
@@ -56,9 +59,15 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/protocols/{hash}", get(protocol_text))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(limit))
-        .layer(middleware::from_fn_with_state(Arc::clone(&shared), guard))
-        .with_state(shared)
+        .layer(DefaultBodyLimit::max(limit));
+    // Without tokens or a rate limit there is nothing to check per request, and the
+    // layer's per-request boxing is measurable on the hot path.
+    let router = if shared.config.require_tokens || shared.limiter.is_some() {
+        router.layer(middleware::from_fn_with_state(Arc::clone(&shared), guard))
+    } else {
+        router
+    };
+    router.with_state(shared)
 }
 
 /// A JSON error answer.
@@ -68,9 +77,13 @@ pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) 
     (status, Json(body)).into_response()
 }
 
-/// Tokens, the rate limit and the request timeout, for every route.
+/// Tokens and the rate limit, for every route.
 async fn guard(State(shared): Shared_, request: Request, next: Next) -> Response {
-    let sender = if shared.config.require_tokens {
+    // Who is asking matters only for the token check and the rate limit.
+    let needs_sender = shared.config.require_tokens || shared.limiter.is_some();
+    let sender = if !needs_sender {
+        String::new()
+    } else if shared.config.require_tokens {
         let bearer = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -118,15 +131,46 @@ async fn guard(State(shared): Shared_, request: Request, next: Next) -> Response
         }
         return response;
     }
-    let timeout = shared.config.request_timeout;
-    match tokio::time::timeout(timeout, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => error(
-            StatusCode::GATEWAY_TIMEOUT,
-            "timeout",
-            format!("the request was not served within {timeout:?}"),
+    next.run(request).await
+}
+
+fn timed_out(shared: &Shared) -> Response {
+    error(
+        StatusCode::GATEWAY_TIMEOUT,
+        "timeout",
+        format!(
+            "the request was not served within {:?}",
+            shared.config.request_timeout
         ),
-    }
+    )
+}
+
+/// The answer as a response: 504 when it timed out. Requests are served within the
+/// request timeout: reading the body (a body that trickles in counts), and each wait for
+/// an agent. A timer only starts when something actually has to wait.
+fn respond(shared: &Shared, answered: Answered) -> Result<Json<AgoraResponse>, Response> {
+    answered.map(Json).map_err(|TimedOut| timed_out(shared))
+}
+
+/// A request's path parameters, `X-Tnsai-Origin` and Agora body, read inside the
+/// timeout (a body that trickles in counts against it).
+async fn read_parts<T>(
+    shared: &Shared,
+    request: Request,
+) -> Result<(T, Option<String>, AgoraRequest), Response>
+where
+    T: serde::de::DeserializeOwned + Send,
+{
+    let timeout = shared.config.request_timeout;
+    let (mut parts, body) = request.into_parts();
+    let params = path(Path::<T>::from_request_parts(&mut parts, &()).await)?;
+    let origin = origin(&parts.headers).map(str::to_owned);
+    let body = Bytes::from_request(Request::from_parts(parts, body), &());
+    // tokio polls the body first and arms the timer only if it is not all there yet.
+    let body = tokio::time::timeout(timeout, body)
+        .await
+        .map_err(|_| timed_out(shared))?;
+    Ok((params, origin, read_request(body)?))
 }
 
 fn live(shared: &Shared) -> Result<Platform, Response> {
@@ -194,17 +238,18 @@ fn agent_protocols(
 
 async fn agent_request(
     State(shared): Shared_,
-    id: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Result<Json<AgoraResponse>, Response> {
-    let id = path(id)?;
-    let request = read_request(body)?;
-    let platform = live(&shared)?;
-    let protocols = agent_protocols(&shared, &platform, &id)?;
+    first_turn(&shared, request).await
+}
+
+async fn first_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+    let (id, origin, request) = read_parts::<String>(shared, request).await?;
+    let platform = live(shared)?;
+    let protocols = agent_protocols(shared, &platform, &id)?;
     let spoken = match shared.classify(&protocols, &request).await {
         Ok(spoken) => spoken,
-        Err(rejected) => return Ok(Json(rejected)),
+        Err(answered) => return respond(shared, answered),
     };
     let conversation = request.multiround.then(|| {
         shared
@@ -218,31 +263,34 @@ async fn agent_request(
             &spoken,
             &[],
             &request.body,
-            origin(&headers),
+            origin.as_deref(),
             conversation.as_deref(),
         )
         .await;
-    Ok(Json(match conversation {
+    let answer = respond(shared, answer)?;
+    Ok(match conversation {
         Some(conversation) => {
             shared
                 .conversations
                 .record(&conversation, request.body, answer.body.clone());
-            answer.with_conversation(conversation)
+            Json(answer.0.with_conversation(conversation))
         }
         None => answer,
-    }))
+    })
 }
 
 async fn conversation_turn(
     State(shared): Shared_,
-    ids: Result<Path<(String, String)>, PathRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Result<Json<AgoraResponse>, Response> {
-    let (id, conversation) = path(ids)?;
-    let request = read_request(body)?;
-    let platform = live(&shared)?;
-    let protocols = agent_protocols(&shared, &platform, &id)?;
+    later_turn(&shared, request).await
+}
+
+async fn later_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+    let ((id, conversation), origin, request) =
+        read_parts::<(String, String)>(shared, request).await?;
+    let platform = live(shared)?;
+    let protocols = agent_protocols(shared, &platform, &id)?;
     let turn = shared
         .conversations
         .get(&id, &conversation)
@@ -260,14 +308,15 @@ async fn conversation_turn(
             &turn.spoken,
             &turn.history,
             &request.body,
-            origin(&headers),
+            origin.as_deref(),
             Some(&conversation),
         )
         .await;
+    let answer = respond(shared, answer)?;
     shared
         .conversations
         .record(&conversation, request.body, answer.body.clone());
-    Ok(Json(answer))
+    Ok(answer)
 }
 
 async fn close_conversation(
@@ -289,22 +338,30 @@ async fn close_conversation(
 
 async fn platform_request(
     State(shared): Shared_,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Result<Json<AgoraResponse>, Response> {
+    publication(&shared, request).await
+}
+
+async fn publication(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+    let (parts, body) = request.into_parts();
+    let origin = origin(&parts.headers).map(str::to_owned);
+    let body = Bytes::from_request(Request::from_parts(parts, body), &());
+    let body = tokio::time::timeout(shared.config.request_timeout, body)
+        .await
+        .map_err(|_| timed_out(shared))?;
     let request = read_request(body)?;
-    let platform = live(&shared)?;
+    let platform = live(shared)?;
     if request.protocol_hash.as_deref() != Some(TNSAI_PROTOCOL.hash()) {
         return Ok(Json(AgoraResponse::rejected(
             "This URL is the platform itself: it takes broadcasts and publications under the \
              tnsai message protocol. Agents are at /agents/<id>; /.wellknown lists the protocols.",
         )));
     }
-    Ok(Json(
-        shared
-            .publication(&platform, &request.body, origin(&headers))
-            .await,
-    ))
+    let answered = shared
+        .publication(&platform, &request.body, origin.as_deref())
+        .await;
+    respond(shared, answered)
 }
 
 async fn wellknown(
