@@ -10,6 +10,7 @@ use http_support::{Hub, Member, NewsDesk, Pager, Pair, config};
 use serde_json::json;
 use tnsai_coordination::transport::http::{HttpTransport, PeerErrorKind};
 use tnsai_coordination::{DebateEvent, DebateStatus, Platform, ProtocolError};
+use tnsai_core::ProtocolSpecs;
 use tnsai_core::prelude::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -472,4 +473,72 @@ async fn adding_peers_checks_the_url() {
     platform.shutdown().await;
     let error = http.add_peer("http://127.0.0.1:9").await.unwrap_err();
     assert_eq!(error.kind(), PeerErrorKind::NotStarted);
+}
+
+/// An agent whose attributes name another platform, as
+/// `#[direct_message(transport = Http, endpoint = "http://...")]` does; written by hand
+/// because the test platform's port is only known at run time.
+struct Declared {
+    specs: ProtocolSpecs,
+}
+
+impl Agent for Declared {
+    fn protocol_specs(&self) -> ProtocolSpecs {
+        self.specs.clone()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attribute_endpoint_names_the_platform_to_reach() {
+    use tnsai_core::{BroadcastSpec, DirectSpec, RequestReplySpec};
+
+    let pair = Pair::new().await;
+    pair.a
+        .spawn("worker", common::Worker::default())
+        .await
+        .unwrap();
+    let desk = pair.a.spawn("desk", NewsDesk::default()).await.unwrap();
+    let url = pair.a_http.url().unwrap().to_owned();
+    let specs = ProtocolSpecs::new()
+        .with_direct(
+            DirectSpec::new()
+                .with_transport(TransportMode::Http)
+                .with_endpoint(&url),
+        )
+        .with_request_reply(
+            RequestReplySpec::new()
+                .with_transport(TransportMode::Http)
+                .with_endpoint(format!("{url}/")),
+        )
+        .with_broadcast(
+            BroadcastSpec::new()
+                .with_topic("news")
+                .with_transport(TransportMode::Http)
+                .with_broker(&url),
+        );
+    // No add_peer: spawning the agent makes its endpoint a peer of platform b.
+    let caller = pair.b.spawn("declared", Declared { specs }).await.unwrap();
+    assert_eq!(
+        pair.b.describe("declared").unwrap().addresses,
+        [url.clone(), format!("{url}/")]
+    );
+    let b_http = pair.b_http.clone();
+    common::eventually(move || b_http.remote_agents().contains_key("worker")).await;
+    assert_eq!(pair.b_http.peers(), [url.clone()]);
+
+    let pm = caller.protocol_manager().unwrap();
+    let reply = pm
+        .execute_action("worker", "processOrder", params! {"orderId" => "E-1"})
+        .await
+        .unwrap();
+    assert_eq!(reply.payload()["orderId"], "E-1");
+    let reply = pm
+        .request("worker", "echo", params! {"via" => "request"})
+        .await
+        .unwrap();
+    assert_eq!(reply.payload(), &json!({"via": "request"}));
+    let report = pm.broadcast(json!({"from": "declared"})).await.unwrap();
+    assert_eq!(report.delivered(), ["desk"]);
+    desk.agent().received.wait_for(1).await;
+    pair.shutdown().await;
 }

@@ -51,6 +51,29 @@ pub struct AgentDescription {
     /// transport with durable queues keeps the messages sent to it while it is away.
     #[serde(default)]
     pub durable: bool,
+    /// The addresses its attributes name (`endpoint` of `#[direct_message]` and
+    /// `#[request_reply]`, `broker` of the others), without duplicates: a transport
+    /// connects to those it understands (the HTTP transport to `http(s)://` URLs).
+    #[serde(default)]
+    pub addresses: Vec<String>,
+}
+
+/// Every non-empty `endpoint`/`broker` the specs name, first occurrence first.
+fn addresses(specs: &tnsai_core::ProtocolSpecs) -> Vec<String> {
+    let named = [
+        specs.direct().map(|d| d.endpoint()),
+        specs.request_reply().map(|r| r.endpoint()),
+        specs.broadcast().map(|b| b.broker()),
+        specs.pub_sub().map(|p| p.broker()),
+        specs.debate().map(|d| d.broker()),
+    ];
+    let mut addresses: Vec<String> = Vec::new();
+    for address in named.into_iter().flatten().map(str::trim) {
+        if !address.is_empty() && !addresses.iter().any(|a| a == address) {
+            addresses.push(address.to_owned());
+        }
+    }
+    addresses
 }
 
 impl AgentDescription {
@@ -77,6 +100,7 @@ impl AgentDescription {
                 .collect(),
             has_language_model: hosted.agent.language_model().is_some(),
             durable: specs.direct().is_some_and(|d| d.durable()),
+            addresses: addresses(specs),
         }
     }
 

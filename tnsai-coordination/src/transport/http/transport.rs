@@ -189,9 +189,34 @@ impl Shared {
         }
     }
 
+    /// Adds the `http(s)://` addresses an agent's attributes name (`endpoint`,
+    /// `broker`) as peers. Their listings are read in the background; one that does
+    /// not answer yet stays a peer and is read again at every discovery interval.
+    fn declare(&self, description: &AgentDescription) {
+        for address in &description.addresses {
+            // Other schemes (a NATS server) are another transport's business.
+            let Ok(url) = normalize_url(address) else {
+                continue;
+            };
+            if self.public_url() == Some(url.as_str()) {
+                continue;
+            }
+            let (peer, added) = self.peers.get_or_add(&url, None);
+            if added {
+                tracing::debug!(agent_id = %description.id, %url, "peer named by an attribute");
+                self.spawn_listing(peer);
+            }
+        }
+    }
+
     fn spawn_listing(&self, peer: Arc<super::peers::Peer>) {
         let Some(me) = self.me() else { return };
-        tokio::spawn(async move {
+        // Outside a runtime (a transport made in synchronous code) the first refresh
+        // reads it instead.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
             if let Err(error) = me.read_listing(&peer).await {
                 tracing::debug!(%error, "could not read the listing of a platform that called");
             }
@@ -276,6 +301,12 @@ impl Shared {
 ///   broadcasts and publications go to every peer, whose answers name the recipients in
 ///   the [`DeliveryReport`].
 ///
+/// An attribute whose `endpoint` (or `broker`) is an `http(s)://` URL, such as
+/// `#[direct_message(transport = Http, endpoint = "http://billing-host:8080")]`, names
+/// the base URL of another platform: it becomes a peer when the agent is spawned (or
+/// when the transport is created), and its listing is read in the background until it
+/// answers.
+///
 /// `HttpTransport` is a cheap handle (clones share the transport). It adds itself to the
 /// platform when created, and closes with [`Platform::shutdown`] or
 /// [`shutdown`](Self::shutdown).
@@ -332,9 +363,20 @@ impl HttpTransport {
     /// platforms (their answers come back in the response); debates, and broadcasts
     /// from other platforms, need this platform to be reachable.
     pub fn new(platform: &Platform, config: HttpConfig) -> Self {
+        Self::build(platform, config, None)
+    }
+
+    fn build(platform: &Platform, config: HttpConfig, local: Option<SocketAddr>) -> Self {
         let shared = Shared::new(platform, config);
+        if let Some(local) = local {
+            let _ = shared.local_addr.set(local);
+            let _ = shared.public_url.set(format!("http://{local}"));
+        }
         let transport = Self { shared };
         platform.add_transport(Arc::new(transport.clone()));
+        for description in platform.descriptions() {
+            transport.shared.declare(&description);
+        }
         transport
     }
 
@@ -355,10 +397,8 @@ impl HttpTransport {
         let local = listener
             .local_addr()
             .map_err(|e| BindError::io(address, e))?;
-        let transport = Self::new(platform, config);
+        let transport = Self::build(platform, config, Some(local));
         let shared = &transport.shared;
-        let _ = shared.local_addr.set(local);
-        let _ = shared.public_url.set(format!("http://{local}"));
         let app = transport
             .router()
             .into_make_service_with_connect_info::<SocketAddr>();
@@ -541,6 +581,9 @@ impl Transport for HttpTransport {
 
     fn agent_joined(&self, agent: &AgentDescription) -> BoxFuture<'_, ()> {
         self.shared.catalogue.remove(&agent.id);
+        if self.shared.is_started() {
+            self.shared.declare(agent);
+        }
         Box::pin(std::future::ready(()))
     }
 
