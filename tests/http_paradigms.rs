@@ -524,7 +524,7 @@ async fn an_attribute_endpoint_names_the_platform_to_reach() {
     );
     let b_http = pair.b_http.clone();
     common::eventually(move || b_http.remote_agents().contains_key("worker")).await;
-    assert_eq!(pair.b_http.peers(), [url.clone()]);
+    assert_eq!(pair.b_http.peers(), std::slice::from_ref(&url));
 
     let pm = caller.protocol_manager().unwrap();
     let reply = pm

@@ -70,11 +70,41 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     router.with_state(shared)
 }
 
+/// A request refused with a status and a JSON error (small, unlike a `Response`, so
+/// that `Result`s carrying it stay cheap to move).
+pub(crate) struct Refusal {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let body = json!({
+            "status": "failure",
+            "body": self.message,
+            "message": self.message,
+            "error": self.code,
+        });
+        (self.status, Json(body)).into_response()
+    }
+}
+
+fn refuse(status: StatusCode, code: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal {
+        status,
+        code,
+        message: message.into(),
+    }
+}
+
 /// A JSON error answer.
-pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    let message = message.into();
-    let body = json!({ "status": "failure", "body": message, "message": message, "error": code });
-    (status, Json(body)).into_response()
+pub(crate) fn error(
+    status: StatusCode,
+    code: &'static str,
+    message: impl Into<String>,
+) -> Response {
+    refuse(status, code, message).into_response()
 }
 
 /// Tokens and the rate limit, for every route.
@@ -134,8 +164,8 @@ async fn guard(State(shared): Shared_, request: Request, next: Next) -> Response
     next.run(request).await
 }
 
-fn timed_out(shared: &Shared) -> Response {
-    error(
+fn timed_out(shared: &Shared) -> Refusal {
+    refuse(
         StatusCode::GATEWAY_TIMEOUT,
         "timeout",
         format!(
@@ -148,7 +178,7 @@ fn timed_out(shared: &Shared) -> Response {
 /// The answer as a response: 504 when it timed out. Requests are served within the
 /// request timeout: reading the body (a body that trickles in counts), and each wait for
 /// an agent. A timer only starts when something actually has to wait.
-fn respond(shared: &Shared, answered: Answered) -> Result<Json<AgoraResponse>, Response> {
+fn respond(shared: &Shared, answered: Answered) -> Result<Json<AgoraResponse>, Refusal> {
     answered.map(Json).map_err(|TimedOut| timed_out(shared))
 }
 
@@ -157,7 +187,7 @@ fn respond(shared: &Shared, answered: Answered) -> Result<Json<AgoraResponse>, R
 async fn read_parts<T>(
     shared: &Shared,
     request: Request,
-) -> Result<(T, Option<String>, AgoraRequest), Response>
+) -> Result<(T, Option<String>, AgoraRequest), Refusal>
 where
     T: serde::de::DeserializeOwned + Send,
 {
@@ -173,10 +203,10 @@ where
     Ok((params, origin, read_request(body)?))
 }
 
-fn live(shared: &Shared) -> Result<Platform, Response> {
+fn live(shared: &Shared) -> Result<Platform, Refusal> {
     match shared.platform() {
         Some(platform) if shared.is_started() => Ok(platform),
-        _ => Err(error(
+        _ => Err(refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "not_started",
             "this platform's HTTP transport is stopped",
@@ -184,16 +214,16 @@ fn live(shared: &Shared) -> Result<Platform, Response> {
     }
 }
 
-fn read_request(body: Result<Bytes, BytesRejection>) -> Result<AgoraRequest, Response> {
+fn read_request(body: Result<Bytes, BytesRejection>) -> Result<AgoraRequest, Refusal> {
     let bytes = body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            error(
+            refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "too_large",
                 "the request body is larger than this platform accepts",
             )
         } else {
-            error(StatusCode::BAD_REQUEST, "bad_body", rejection.body_text())
+            refuse(StatusCode::BAD_REQUEST, "bad_body", rejection.body_text())
         }
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
@@ -201,7 +231,7 @@ fn read_request(body: Result<Bytes, BytesRejection>) -> Result<AgoraRequest, Res
             serde_json::error::Category::Data => "invalid_request",
             _ => "malformed_json",
         };
-        error(
+        refuse(
             StatusCode::BAD_REQUEST,
             code,
             format!("not an Agora request: {e}"),
@@ -209,13 +239,13 @@ fn read_request(body: Result<Bytes, BytesRejection>) -> Result<AgoraRequest, Res
     })
 }
 
-fn path<T>(path: Result<Path<T>, PathRejection>) -> Result<T, Response> {
+fn path<T>(path: Result<Path<T>, PathRejection>) -> Result<T, Refusal> {
     path.map(|Path(value)| value)
-        .map_err(|rejection| error(StatusCode::BAD_REQUEST, "bad_path", rejection.body_text()))
+        .map_err(|rejection| refuse(StatusCode::BAD_REQUEST, "bad_path", rejection.body_text()))
 }
 
-fn unknown_agent(id: &str) -> Response {
-    error(
+fn unknown_agent(id: &str) -> Refusal {
+    refuse(
         StatusCode::NOT_FOUND,
         "unknown_agent",
         format!("Unknown receiver: {id}"),
@@ -230,7 +260,7 @@ fn agent_protocols(
     shared: &Shared,
     platform: &Platform,
     id: &str,
-) -> Result<Arc<AgentProtocols>, Response> {
+) -> Result<Arc<AgentProtocols>, Refusal> {
     shared
         .protocols_of(platform, id)
         .ok_or_else(|| unknown_agent(id))
@@ -239,11 +269,11 @@ fn agent_protocols(
 async fn agent_request(
     State(shared): Shared_,
     request: Request,
-) -> Result<Json<AgoraResponse>, Response> {
+) -> Result<Json<AgoraResponse>, Refusal> {
     first_turn(&shared, request).await
 }
 
-async fn first_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+async fn first_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Refusal> {
     let (id, origin, request) = read_parts::<String>(shared, request).await?;
     let platform = live(shared)?;
     let protocols = agent_protocols(shared, &platform, &id)?;
@@ -282,11 +312,11 @@ async fn first_turn(shared: &Shared, request: Request) -> Result<Json<AgoraRespo
 async fn conversation_turn(
     State(shared): Shared_,
     request: Request,
-) -> Result<Json<AgoraResponse>, Response> {
+) -> Result<Json<AgoraResponse>, Refusal> {
     later_turn(&shared, request).await
 }
 
-async fn later_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+async fn later_turn(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Refusal> {
     let ((id, conversation), origin, request) =
         read_parts::<(String, String)>(shared, request).await?;
     let platform = live(shared)?;
@@ -295,7 +325,7 @@ async fn later_turn(shared: &Shared, request: Request) -> Result<Json<AgoraRespo
         .conversations
         .get(&id, &conversation)
         .ok_or_else(|| {
-            error(
+            refuse(
                 StatusCode::NOT_FOUND,
                 "unknown_conversation",
                 format!("{id} has no open conversation {conversation}"),
@@ -322,13 +352,13 @@ async fn later_turn(shared: &Shared, request: Request) -> Result<Json<AgoraRespo
 async fn close_conversation(
     State(shared): Shared_,
     ids: Result<Path<(String, String)>, PathRejection>,
-) -> Result<Json<AgoraResponse>, Response> {
+) -> Result<Json<AgoraResponse>, Refusal> {
     let (id, conversation) = path(ids)?;
     live(&shared)?;
     if shared.conversations.close(&id, &conversation) {
         Ok(Json(AgoraResponse::success("")))
     } else {
-        Err(error(
+        Err(refuse(
             StatusCode::NOT_FOUND,
             "unknown_conversation",
             format!("{id} has no open conversation {conversation}"),
@@ -339,11 +369,11 @@ async fn close_conversation(
 async fn platform_request(
     State(shared): Shared_,
     request: Request,
-) -> Result<Json<AgoraResponse>, Response> {
+) -> Result<Json<AgoraResponse>, Refusal> {
     publication(&shared, request).await
 }
 
-async fn publication(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Response> {
+async fn publication(shared: &Shared, request: Request) -> Result<Json<AgoraResponse>, Refusal> {
     let (parts, body) = request.into_parts();
     let origin = origin(&parts.headers).map(str::to_owned);
     let body = Bytes::from_request(Request::from_parts(parts, body), &());
@@ -364,9 +394,7 @@ async fn publication(shared: &Shared, request: Request) -> Result<Json<AgoraResp
     respond(shared, answered)
 }
 
-async fn wellknown(
-    State(shared): Shared_,
-) -> Result<Json<BTreeMap<String, Vec<String>>>, Response> {
+async fn wellknown(State(shared): Shared_) -> Result<Json<BTreeMap<String, Vec<String>>>, Refusal> {
     let platform = live(&shared)?;
     let base = shared.public_url();
     let mut map = BTreeMap::new();
@@ -402,7 +430,7 @@ fn entry(shared: &Shared, protocols: &AgentProtocols) -> AgentEntry {
     }
 }
 
-async fn listing(State(shared): Shared_) -> Result<Json<PlatformListing>, Response> {
+async fn listing(State(shared): Shared_) -> Result<Json<PlatformListing>, Refusal> {
     let platform = live(&shared)?;
     let agents = platform
         .agents()
@@ -420,7 +448,7 @@ async fn listing(State(shared): Shared_) -> Result<Json<PlatformListing>, Respon
 async fn agent_entry(
     State(shared): Shared_,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<AgentEntry>, Response> {
+) -> Result<Json<AgentEntry>, Refusal> {
     let id = path(id)?;
     let platform = live(&shared)?;
     let protocols = agent_protocols(&shared, &platform, &id)?;
@@ -430,7 +458,7 @@ async fn agent_entry(
 async fn protocol_text(
     State(shared): Shared_,
     hash: Result<Path<String>, PathRejection>,
-) -> Result<Response, Response> {
+) -> Result<Response, Refusal> {
     let hash = path(hash)?;
     let platform = live(&shared)?;
     let text = if hash == TNSAI_PROTOCOL.hash() {
@@ -447,7 +475,7 @@ async fn protocol_text(
         Some(text) => {
             Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
         }
-        None => Err(error(
+        None => Err(refuse(
             StatusCode::NOT_FOUND,
             "unknown_protocol",
             format!("this platform serves no protocol {hash}"),

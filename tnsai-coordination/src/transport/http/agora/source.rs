@@ -73,13 +73,13 @@ pub fn decode_data_uri(uri: &str) -> Result<String, SourceError> {
         let lower = parameter.to_ascii_lowercase();
         if lower == "base64" {
             base64 = true;
-        } else if let Some(charset) = lower.strip_prefix("charset=") {
-            if !matches!(charset.trim_matches('"'), "utf-8" | "utf8" | "us-ascii") {
-                return Err(SourceError::new(
-                    SourceErrorKind::UnsupportedSource,
-                    format!("unsupported charset `{charset}`"),
-                ));
-            }
+        } else if let Some(charset) = lower.strip_prefix("charset=")
+            && !matches!(charset.trim_matches('"'), "utf-8" | "utf8" | "us-ascii")
+        {
+            return Err(SourceError::new(
+                SourceErrorKind::UnsupportedSource,
+                format!("unsupported charset `{charset}`"),
+            ));
         }
     }
     let bytes = if base64 {
