@@ -1,11 +1,12 @@
-//! The sending side of an exchange: calls that wait for an answer on this platform's
-//! reply subject, and publications that wait for receipts.
+//! The sending side of the exchanges that do not use a NATS request: durable messages,
+//! messages that may go unanswered (debate steps, ACL, BSPL), and publications waiting
+//! for receipts.
 //!
-//! Every message sent to one agent carries a reply subject
-//! `<prefix>.reply.<platform>.<token>`; the token names the entry here. The entry ends
-//! with the first answer, with NATS's "no responders" status (nobody serves the agent),
-//! when its deadline passes, or when the connection is lost (core messages only: a
-//! durable message is safe in its stream and its answer may still come).
+//! Such a message carries a reply subject `<prefix>.reply.<platform>.<token>`; the token
+//! names the entry here. A call's entry ends with the first answer, with NATS's "no
+//! responders" status (nobody serves the agent), when its deadline passes, or when the
+//! connection is lost (core messages only: a durable message is safe in its stream and
+//! its answer may still come).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -234,7 +235,7 @@ fn receiver_of(message: &Message) -> &AgentId {
 }
 
 /// An error answer to `request`, as if its receiver had sent it.
-fn failure(request: &Message, code: &str, text: &str) -> Message {
+pub(crate) fn failure(request: &Message, code: &str, text: &str) -> Message {
     let error = ProtocolError::from_code(code, text);
     let answer = error_answer(request, receiver_of(request), &error);
     // `from_code` keeps unknown codes as they are, so the caller sees this code.

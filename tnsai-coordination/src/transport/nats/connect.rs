@@ -257,6 +257,8 @@ async fn options(
     };
     options = options
         .connection_timeout(config.connection_timeout)
+        // Request inboxes under the deployment's prefix, so one permission covers them.
+        .custom_inbox_prefix(format!("{}.inbox", config.prefix))
         .event_callback(move |event| {
             let events = events.clone();
             async move {
@@ -462,6 +464,7 @@ async fn follow_events(inner: Arc<Inner>, mut events: mpsc::UnboundedReceiver<Ev
         match event {
             Event::Disconnected => {
                 tracing::warn!(platform_id = %inner.platform_id, "lost the connection to the NATS server; reconnecting");
+                inner.disconnects.send_modify(|count| *count += 1);
                 for answer in inner.calls.disconnected() {
                     inner.deliver_answer(answer).await;
                 }

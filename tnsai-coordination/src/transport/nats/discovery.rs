@@ -256,6 +256,7 @@ mod tests {
             actions: Vec::new(),
             has_language_model: false,
             durable: false,
+            addresses: Vec::new(),
         }
     }
 

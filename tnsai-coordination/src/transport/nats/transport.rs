@@ -9,11 +9,11 @@ use async_nats::HeaderMap;
 use async_nats::jetstream::{self, kv};
 use chrono::Utc;
 use dashmap::DashMap;
-use tnsai_core::{AgentId, BoxFuture, Message, MessageId, TransportMode};
+use tnsai_core::{AgentId, BoxFuture, Message, MessageId, MessageKind, TransportMode};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use super::calls::{Calls, ReceiptEvent};
+use super::calls::{Calls, ReceiptEvent, failure};
 use super::config::NatsConfig;
 use super::discovery::{Announcement, DiscoveredAgent, RemoteDirectory};
 use super::error::{NatsRetireError, NatsRetireErrorKind};
@@ -125,6 +125,8 @@ pub(crate) struct Inner {
     background: Mutex<Vec<JoinHandle<()>>>,
     /// Wakes the heartbeat early (after a reconnect).
     pub(crate) renew_now: Notify,
+    /// Counts lost connections, so that requests in flight end when one is lost.
+    pub(crate) disconnects: tokio::sync::watch::Sender<u64>,
 }
 
 /// The NATS transport: carries a platform's messages to agents on other platforms
@@ -177,6 +179,7 @@ impl NatsTransport {
                 recent: Mutex::new(RecentPublications::new()),
                 background: Mutex::new(Vec::new()),
                 renew_now: Notify::new(),
+                disconnects: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -458,6 +461,14 @@ impl Inner {
         }
         let payload = wire::encode(&message)?;
         let durable = self.directory.is_durable(&receiver);
+        if !durable
+            && matches!(
+                message.kind(),
+                MessageKind::Action | MessageKind::Request | MessageKind::Text
+            )
+        {
+            return self.request(message, &receiver, payload).await;
+        }
         let token = self
             .calls
             .register_call(message.clone(), durable, self.config.answer_timeout);
@@ -478,6 +489,71 @@ impl Inner {
             self.calls.cancel_call(token);
         }
         sent
+    }
+
+    /// Carries a message that is always answered exactly once (an action, a request, a
+    /// text) as a NATS request, and hands the answer (or the reason there is none) to the
+    /// waiting call from this task: the answer needs no detour through the platform's
+    /// reply subscription.
+    async fn request(
+        &self,
+        message: Message,
+        receiver: &AgentId,
+        payload: Vec<u8>,
+    ) -> Result<(), TransportError> {
+        let mut disconnects = self.disconnects.subscribe();
+        let request = async_nats::Request::new()
+            .payload(payload.into())
+            .timeout(self.config.answer_timeout);
+        let subject = self.subjects.agent(receiver.as_str());
+        let outcome = tokio::select! {
+            outcome = self.client.send_request(subject, request) => outcome,
+            _ = disconnects.changed() => {
+                let text = format!(
+                    "Lost the connection to the NATS server before {receiver} answered; the call may or may not have run"
+                );
+                self.deliver_answer(failure(&message, "transport", &text)).await;
+                return Ok(());
+            }
+        };
+        let answer = match outcome {
+            Ok(reply) => match wire::decode(&reply.payload) {
+                Ok(answer) if answer.in_reply_to() == Some(message.id()) => answer,
+                Ok(_) => failure(
+                    &message,
+                    "remote",
+                    "the receiving platform answered with a message for another call",
+                ),
+                Err(error) => failure(
+                    &message,
+                    "remote",
+                    &format!("the receiving platform sent an unreadable answer: {error}"),
+                ),
+            },
+            Err(error) => match error.kind() {
+                async_nats::RequestErrorKind::NoResponders => {
+                    tracing::warn!(agent_id = %receiver, message_id = %message.id(), "no platform serves the receiver over NATS; the message was not delivered");
+                    failure(
+                        &message,
+                        "receiver_unavailable",
+                        &format!(
+                            "Receiver {receiver} is unavailable: no platform serves it over NATS (it is offline)"
+                        ),
+                    )
+                }
+                async_nats::RequestErrorKind::TimedOut => {
+                    failure(&message, "timeout", "Request timed out")
+                }
+                _ => {
+                    return Err(delivery_error(
+                        &format!("could not send to {receiver}"),
+                        error,
+                    ));
+                }
+            },
+        };
+        self.deliver_answer(answer).await;
+        Ok(())
     }
 
     /// Stores a message in the receiver's durable inbox; `Ok` once JetStream has it.
@@ -609,6 +685,20 @@ impl Inner {
             return;
         }
         let id = description.id.clone();
+        for address in &description.addresses {
+            let nats = ["nats://", "tls://", "ws://", "wss://"]
+                .iter()
+                .any(|scheme| address.starts_with(scheme));
+            if nats && !self.config.servers.iter().any(|server| server == address) {
+                // One connection per platform: the agent is served through this one.
+                tracing::warn!(
+                    agent_id = %id,
+                    broker = %super::config::redact_url(address),
+                    servers = %self.config.servers.iter().map(|s| super::config::redact_url(s)).collect::<Vec<_>>().join(", "),
+                    "the agent names a NATS broker this platform is not connected to; it is served through the platform's connection"
+                );
+            }
+        }
         let durable = description.durable || self.config.durable_inboxes;
         let mut workers = Vec::new();
         match self
@@ -817,7 +907,7 @@ fn receiver_of(message: &Message) -> &AgentId {
 
 /// Whether an answer says the agent refused the message without running it.
 fn is_refusal(answer: &Message) -> bool {
-    answer.kind() == tnsai_core::MessageKind::Error
+    answer.kind() == MessageKind::Error
         && answer.payload().get("code").and_then(|c| c.as_str()) == Some("receiver_unavailable")
 }
 
