@@ -40,7 +40,7 @@ pub trait AsyncDecisionMaker: Send + Sync + 'static {
 }
 
 /// What happened in an enactment, for observers (logs, sequence diagrams, tests).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum EnactmentEvent {
     /// A message left for the agent playing its recipient role.
