@@ -542,3 +542,25 @@ async fn an_attribute_endpoint_names_the_platform_to_reach() {
     desk.agent().received.wait_for(1).await;
     pair.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn learning_peers_can_be_turned_off() {
+    let a = Platform::new();
+    a.spawn("worker", common::Worker::default()).await.unwrap();
+    let a_http = a.serve_http(config().learn_peers(false)).await.unwrap();
+    let b = Platform::new();
+    let caller = b.spawn("caller", common::Caller).await.unwrap();
+    let b_http = b.serve_http(config()).await.unwrap();
+    b_http.add_peer(a_http.url().unwrap()).await.unwrap();
+    caller
+        .protocol_manager()
+        .unwrap()
+        .execute_action("worker", "echo", Params::new())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(a_http.peers().is_empty());
+    assert!(a_http.remote_agents().is_empty());
+    a.shutdown().await;
+    b.shutdown().await;
+}

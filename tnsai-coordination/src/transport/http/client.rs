@@ -157,6 +157,18 @@ impl Shared {
             .peers
             .find(&receiver)
             .ok_or_else(|| TransportError::unknown_receiver(receiver.clone()))?;
+        if self.public_url().is_none()
+            && !message.kind().is_answer()
+            && !super::gateway::answered_in_response(message.kind())
+        {
+            // Debate steps and the like are answered by a message of their own, which
+            // needs this platform to be reachable.
+            tracing::warn!(
+                kind = %message.kind(),
+                receiver = %receiver,
+                "sending a message whose answer must come back to this platform, which serves no URL"
+            );
+        }
         let answer = self
             .post(&peer, &agent_path(receiver.as_str()), &message)
             .await?;

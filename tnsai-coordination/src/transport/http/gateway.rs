@@ -281,6 +281,14 @@ impl Shared {
         }
         self.learn_origin(origin, message.sender());
         if !answered_in_response(message.kind()) {
+            if !message.kind().is_answer() && self.peers.find(message.sender()).is_none() {
+                // Its answer, if the receiver sends one, will find no way back.
+                tracing::warn!(
+                    sender = %message.sender(),
+                    kind = %message.kind(),
+                    "a message came from a platform that named no URL (X-Tnsai-Origin) and is no peer: answers to it cannot be delivered"
+                );
+            }
             return Ok(match platform.deliver(message).await {
                 Ok(()) => AgoraResponse::success(""),
                 Err(error) => transport_failure(&error),
