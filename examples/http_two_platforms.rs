@@ -311,7 +311,20 @@ async fn client() -> Result<(), Box<dyn std::error::Error>> {
         "[publish] orders.shipping delivered to {:?}",
         report.delivered()
     );
-    let seen = pm.execute_action("monitor", "seen", Params::new()).await?;
+    // Callbacks run after delivery, one at a time: ask until the last one has run
+    // (two status publications from processOrder, the broadcast, the publication).
+    let mut seen = pm.execute_action("monitor", "seen", Params::new()).await?;
+    for _ in 0..100 {
+        if seen
+            .payload()
+            .as_array()
+            .is_some_and(|lines| lines.len() >= 4)
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        seen = pm.execute_action("monitor", "seen", Params::new()).await?;
+    }
     println!("[remote] the monitor saw {}", seen.payload());
 
     // 5. A debate across both processes: dev-agent here, ops-agent there.
