@@ -3,7 +3,8 @@
 //!
 //! * direct action round trip between two platforms (two connections) vs a bare
 //!   async-nats request/reply between two connections with a payload of the same size
-//!   (sequential, and 64 in flight);
+//!   (sequential, and 64 in flight), answered by one responder task, and by a responder
+//!   that runs each request in a task of its own as a platform runs each action;
 //! * a publication to 100 subscribers on another platform (until the report is back)
 //!   vs a bare publish to 100 subscriptions on another connection (until all 100 got it).
 //!
@@ -150,6 +151,20 @@ async fn setup(url: &str) -> Setup {
             }
         }
     });
+    // The same responder, but running each request in a task of its own, as a platform
+    // runs each action: it shows what that concurrency model costs on the wire.
+    let mut spawned_requests = responder.subscribe("bare.echo_task").await.unwrap();
+    let answering = responder.clone();
+    tokio::spawn(async move {
+        while let Some(request) = spawned_requests.next().await {
+            if let Some(reply) = request.reply {
+                let answering = answering.clone();
+                tokio::spawn(async move {
+                    answering.publish(reply, request.payload).await.unwrap();
+                });
+            }
+        }
+    });
     let fanout = Arc::new((AtomicUsize::new(0), Notify::new()));
     for _ in 0..SUBSCRIBERS {
         let mut subscription = responder.subscribe("bare.news").await.unwrap();
@@ -222,6 +237,22 @@ fn round_trip(c: &mut Criterion, rt: &Runtime, setup: &Setup) {
             }
         })
     });
+    group.bench_function("bare_async_nats_request_task_per_request", |b| {
+        b.to_async(rt).iter(|| async {
+            let calls: Vec<_> = (0..IN_FLIGHT)
+                .map(|_| {
+                    let client = setup.bare.clone();
+                    let payload = setup.bare_payload.clone();
+                    tokio::spawn(
+                        async move { client.request("bare.echo_task", payload.into()).await },
+                    )
+                })
+                .collect();
+            for call in calls {
+                black_box(call.await.unwrap().unwrap());
+            }
+        })
+    });
     group.bench_function("tnsai_execute_action", |b| {
         b.to_async(rt).iter(|| async {
             let calls: Vec<_> = (0..IN_FLIGHT)
@@ -274,15 +305,22 @@ fn interleaved_report(rt: &Runtime, setup: &Setup) {
     const ROUNDS: usize = 10;
     const CALLS: u64 = 2_048;
     for in_flight in [1_u64, IN_FLIGHT] {
-        let (mut bare, mut tnsai) = (Duration::ZERO, Duration::ZERO);
-        for _ in 0..ROUNDS {
-            bare += rt.block_on(timed(CALLS, in_flight, |_| {
+        let (mut bare, mut bare_task, mut tnsai) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+        let bare_call = |subject: &'static str| {
+            move |_| {
                 let client = setup.bare.clone();
                 let payload = setup.bare_payload.clone();
                 async move {
-                    client.request("bare.echo", payload.into()).await.unwrap();
+                    client
+                        .request(subject, payload.into())
+                        .await
+                        .expect("the bare responder answers");
                 }
-            }));
+            }
+        };
+        for _ in 0..ROUNDS {
+            bare += rt.block_on(timed(CALLS, in_flight, bare_call("bare.echo")));
+            bare_task += rt.block_on(timed(CALLS, in_flight, bare_call("bare.echo_task")));
             tnsai += rt.block_on(timed(CALLS, in_flight, |i| {
                 let call = setup
                     .caller
@@ -293,10 +331,13 @@ fn interleaved_report(rt: &Runtime, setup: &Setup) {
             }));
         }
         let per_second = |total: Duration| (CALLS * ROUNDS as u64) as f64 / total.as_secs_f64();
-        let (bare, tnsai) = (per_second(bare), per_second(tnsai));
+        let (bare, bare_task, tnsai) = (per_second(bare), per_second(bare_task), per_second(tnsai));
         println!(
-            "interleaved round trips, {in_flight:>2} in flight: bare async-nats {bare:>8.0}/s, tnsai {tnsai:>8.0}/s = {:.0}% of bare",
-            100.0 * tnsai / bare
+            "interleaved round trips, {in_flight:>2} in flight: bare async-nats {bare:>7.0}/s, \
+             bare with a task per request {bare_task:>7.0}/s, tnsai {tnsai:>7.0}/s \
+             = {:.0}% of bare, {:.0}% of bare with a task per request",
+            100.0 * tnsai / bare,
+            100.0 * tnsai / bare_task
         );
     }
 }

@@ -19,7 +19,7 @@ use async_nats::jetstream::kv::Operation;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use serde::{Deserialize, Serialize};
-use tnsai_core::AgentId;
+use tnsai_core::{AgentId, PayloadFilter, TopicPattern};
 
 use super::subject;
 use crate::AgentDescription;
@@ -48,7 +48,42 @@ pub struct DiscoveredAgent {
 
 struct Remote {
     description: AgentDescription,
+    /// The subscriptions and filter, parsed once (every publication checks them).
+    patterns: Vec<TopicPattern>,
+    filter: Option<PayloadFilter>,
     seen: Instant,
+}
+
+impl Remote {
+    fn new(description: AgentDescription, seen: Instant) -> Self {
+        let patterns = description
+            .subscriptions
+            .iter()
+            .filter_map(|p| TopicPattern::parse(p).ok())
+            .collect();
+        let filter = description
+            .filter
+            .as_deref()
+            .and_then(|f| PayloadFilter::parse(f).ok());
+        // A filter that does not parse refuses everything, as `receives` does.
+        let unreadable_filter = description.filter.is_some() && filter.is_none();
+        Self {
+            patterns: if unreadable_filter {
+                Vec::new()
+            } else {
+                patterns
+            },
+            description,
+            filter,
+            seen,
+        }
+    }
+
+    /// `AgentDescription::receives`, with the patterns parsed once.
+    fn receives(&self, topic: &str, payload: &serde_json::Value) -> bool {
+        self.patterns.iter().any(|p| p.matches_normalized(topic))
+            && self.filter.as_ref().is_none_or(|f| f.matches(payload))
+    }
 }
 
 /// What this platform knows about agents elsewhere.
@@ -105,13 +140,10 @@ impl RemoteDirectory {
                     .unwrap_or_default()
                     .min(self.ttl);
                 let seen = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
-                self.live.entry(id).or_default().insert(
-                    platform,
-                    Remote {
-                        description: announcement.agent,
-                        seen,
-                    },
-                );
+                self.live
+                    .entry(id)
+                    .or_default()
+                    .insert(platform, Remote::new(announcement.agent, seen));
             }
             Operation::Delete | Operation::Purge => self.forget(&id, &platform),
         }
@@ -189,12 +221,13 @@ impl RemoteDirectory {
         sender: &AgentId,
     ) -> BTreeMap<String, Vec<AgentId>> {
         let mut by_platform: BTreeMap<String, Vec<AgentId>> = BTreeMap::new();
+        let topic = topic.to_lowercase();
         for entry in self.live.iter() {
             if entry.key() == sender {
                 continue;
             }
             for (platform, remote) in entry.value() {
-                if remote.description.receives(topic, payload) {
+                if remote.receives(&topic, payload) {
                     by_platform
                         .entry(platform.clone())
                         .or_default()
