@@ -160,7 +160,7 @@ fn purchase_roster() -> Roster {
 }
 
 async fn enact(platform: &Platform, id: &str, agent: Agent, roster: &Roster) -> Enactor {
-    let pm = common::manager(&platform, id, Peer).await;
+    let pm = common::manager(platform, id, Peer).await;
     pm.enact(agent, roster.clone()).unwrap()
 }
 

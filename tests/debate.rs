@@ -611,3 +611,31 @@ async fn finished_debates_are_forgotten_after_the_retention_period() {
         DebateStatus::InProgress
     );
 }
+
+#[tokio::test]
+async fn a_debate_step_whose_host_is_gone_does_not_wait_forever() {
+    let platform = Platform::with_config(
+        tnsai_coordination::PlatformConfig::new()
+            .with_debate_call_timeout(Duration::from_millis(200)),
+    );
+    let chair = platform.spawn("chair", MajorityChair).await.unwrap();
+    let member = common::manager(&platform, "m0", Member).await;
+    let s = chair
+        .protocol_manager()
+        .unwrap()
+        .start_debate("Orphaned", ["m0"])
+        .await
+        .unwrap();
+    // The host stops answering; the participant's call ends instead of hanging.
+    chair.protocol_manager().unwrap().stop().await;
+    let started = Instant::now();
+    let error = member.debate(s.id()).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProtocolError::DebateNotFound | ProtocolError::Timeout
+        ),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

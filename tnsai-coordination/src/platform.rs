@@ -33,6 +33,7 @@ pub struct PlatformConfig {
     mailbox_capacity: usize,
     max_concurrent_actions: usize,
     debate_retention: Duration,
+    debate_call_timeout: Duration,
 }
 
 impl Default for PlatformConfig {
@@ -41,13 +42,14 @@ impl Default for PlatformConfig {
             mailbox_capacity: 1024,
             max_concurrent_actions: 64,
             debate_retention: Duration::from_secs(3600),
+            debate_call_timeout: Duration::from_secs(30),
         }
     }
 }
 
 impl PlatformConfig {
     /// The defaults: mailboxes of 1024 messages, 64 concurrent actions per agent, finished
-    /// debates kept for an hour.
+    /// debates kept for an hour, debate steps waiting 30 seconds for their answer.
     pub fn new() -> Self {
         Self::default()
     }
@@ -69,6 +71,19 @@ impl PlatformConfig {
     pub fn with_debate_retention(mut self, retention: Duration) -> Self {
         self.debate_retention = retention;
         self
+    }
+    /// How long a debate step (an invitation, a position, a vote, a counter-argument, a
+    /// snapshot, a cancellation) waits for the initiator's answer before failing with
+    /// `Request timed out`; 30 seconds by default. A debate host answers at once, so only
+    /// an unreachable host (a platform that went away, a transport that cannot carry the
+    /// answer back) ever waits this long.
+    pub fn with_debate_call_timeout(mut self, timeout: Duration) -> Self {
+        self.debate_call_timeout = timeout;
+        self
+    }
+    /// How long a debate step waits for the initiator's answer.
+    pub fn debate_call_timeout(&self) -> Duration {
+        self.debate_call_timeout
     }
     /// How long finished debates stay readable.
     pub fn debate_retention(&self) -> Duration {

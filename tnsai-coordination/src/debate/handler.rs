@@ -201,9 +201,10 @@ impl DebateHandler {
                         .with("topic", topic.as_str()),
                 )
                 .build();
+            let timeout = Some(core.config.debate_call_timeout());
             match self
                 .link
-                .call(invitation, self.spec.transport(), None)
+                .call(invitation, self.spec.transport(), timeout)
                 .await
             {
                 Ok(_) => invited.push(participant.clone()),
@@ -368,9 +369,10 @@ impl DebateHandler {
             .message(host, step.op())
             .params(step.to_params(&session))
             .build();
+        let timeout = Some(core.config.debate_call_timeout());
         let answer = self
             .link
-            .call(request, self.spec.transport(), None)
+            .call(request, self.spec.transport(), timeout)
             .await
             .map_err(|error| match error {
                 ProtocolError::UnknownReceiver(_) | ProtocolError::ReceiverUnavailable(_) => {

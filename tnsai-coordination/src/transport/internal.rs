@@ -31,6 +31,24 @@ impl InternalTransport {
         }
     }
 
+    /// The local agent with this id, if the platform hosts it.
+    pub(crate) fn local(&self, id: &AgentId) -> Option<Arc<crate::hosted::HostedAgent>> {
+        self.directory.get(id.as_str())
+    }
+
+    /// Delivers to a local agent found with [`local`](Self::local), saving a second
+    /// directory lookup on the hot path.
+    pub(crate) async fn deliver_to(
+        &self,
+        agent: &crate::hosted::HostedAgent,
+        message: Message,
+    ) -> Result<(), TransportError> {
+        if !self.is_started() {
+            return Err(TransportError::not_started());
+        }
+        agent.deliver(message).await
+    }
+
     async fn send_now(&self, message: Message) -> Result<(), TransportError> {
         if !self.is_started() {
             return Err(TransportError::not_started());

@@ -49,16 +49,20 @@ impl Router {
         let Some(receiver) = message.receiver() else {
             return self.internal.send(message).await;
         };
-        if mode == TransportMode::Internal || self.internal.reaches(receiver) {
+        if let Some(agent) = self.internal.local(receiver) {
+            return self.internal.deliver_to(&agent, message).await;
+        }
+        if mode == TransportMode::Internal {
             return self.internal.send(message).await;
         }
         let remotes = self.remotes();
-        let preferred = remotes
+        let remote = remotes
             .iter()
             .find(|t| t.mode() == mode && t.reaches(receiver))
             .or_else(|| remotes.iter().find(|t| t.reaches(receiver)))
             .cloned();
-        let remote = preferred;
+        // Not local and no transport reaches it: the in-process path still completes
+        // answers to gateway callers, and otherwise says `Unknown receiver`.
         match remote {
             Some(transport) => transport.send(message).await,
             None => self.internal.send(message).await,
