@@ -61,6 +61,8 @@ mod handler;
 mod hosted;
 mod link;
 mod manager;
+#[cfg(feature = "openai")]
+pub mod openai;
 mod pending;
 mod platform;
 pub mod transport;
