@@ -55,6 +55,7 @@
 //! ```
 
 mod enactor;
+pub mod llm;
 mod roster;
 
 pub use enactor::{AsyncDecisionMaker, EnactmentContext, EnactmentEvent, Enactor};
