@@ -493,6 +493,37 @@ async fn records_are_kept_and_published() {
     assert!(line.contains("chose 1. Purchase/accept{ID=1}"), "{line}");
 }
 
+#[tokio::test]
+async fn one_maker_keeps_each_agents_memory_apart() {
+    let model = Arc::new(
+        ScriptedModel::new()
+            .when_contains("already chosen", r#"{"choice": null}"#)
+            .otherwise(r#"{"choice": 1, "params": {"ID": "1", "item": "kite"}}"#),
+    );
+    let maker = maker(&model);
+    let alice = {
+        let mut adapter = Adapter::new("alice");
+        adapter.play(purchase(), &["Buyer"]).unwrap();
+        adapter
+    };
+    let bob = {
+        let mut adapter = Adapter::new("bob");
+        adapter.play(purchase(), &["Buyer"]).unwrap();
+        adapter
+    };
+    let first = maker.decide_on(&Event::Init, &alice).await;
+    // Alice's rfq with ID 1 is hers alone: Bob may use ID 1 in his own history.
+    let second = maker.decide_on(&Event::Init, &bob).await;
+    assert_eq!(first.messages.len(), 1);
+    assert_eq!(second.messages.len(), 1);
+    assert_eq!(second.messages[0].get("ID"), Some("1"));
+    assert!(
+        model.requests()[2].messages()[0]
+            .content
+            .starts_with("You decide for agent \"bob\"")
+    );
+}
+
 /// Holds its first answer until released, so a test can line events up.
 struct GatedModel {
     gate: Arc<Notify>,

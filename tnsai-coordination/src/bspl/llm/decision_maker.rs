@@ -1,7 +1,7 @@
 //! The LLM decision maker: asks a language model which enabled message to send, runs
 //! the tools it asks for, checks its answer and hands the bound message to the adapter.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::{self, Write as _};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -151,8 +151,9 @@ struct Settings {
     max_tokens: Option<u32>,
 }
 
+/// What a maker remembers about one agent between decisions.
 #[derive(Default)]
-struct Turn {
+struct Memory {
     /// Forms already shown in some prompt (kept only while enabled).
     offered: HashSet<FormId>,
     /// Messages chosen but perhaps not yet in the snapshots later events bring.
@@ -160,10 +161,13 @@ struct Turn {
 }
 
 struct Shared {
-    turn: tokio::sync::Mutex<Turn>,
-    pending: Mutex<Vec<(u64, ExternalEvent)>>,
+    /// Held for the whole of a decision: decisions run one at a time. Keyed by agent,
+    /// so one maker may serve several agents without mixing what they were offered.
+    turn: tokio::sync::Mutex<HashMap<String, Memory>>,
+    pending: Mutex<Vec<(u64, String, ExternalEvent)>>,
     next_ticket: Mutex<u64>,
-    system: Mutex<Option<(String, Arc<str>)>>,
+    /// System prompts by what they depend on (agent, protocols, roles).
+    system: Mutex<HashMap<String, Arc<str>>>,
     records: Mutex<VecDeque<DecisionRecord>>,
     events: broadcast::Sender<DecisionRecord>,
 }
@@ -199,7 +203,10 @@ struct Shared {
 ///
 /// Decisions of one maker run one at a time, so each sees what the previous ones chose
 /// even before the adapter's snapshot shows it; external events that arrive meanwhile
-/// are listed as pending in the prompts until their turn. Every decision is recorded
+/// are listed as pending in the prompts until their turn. One maker may serve several
+/// agents (clones share everything): what it remembers is kept per agent name, but
+/// their decisions then wait for each other; give each agent its own maker when that
+/// matters. Every decision is recorded
 /// ([`records`](Self::records), [`subscribe`](Self::subscribe)).
 #[derive(Clone)]
 pub struct LlmDecisionMaker {
@@ -223,6 +230,9 @@ impl fmt::Debug for LlmDecisionMaker {
 
 /// Records kept for [`LlmDecisionMaker::records`]; older ones are forgotten.
 const RECORDS_KEPT: usize = 256;
+
+/// System prompts cached (one per agent and set of roles); past it the cache restarts.
+const SYSTEM_PROMPTS_KEPT: usize = 64;
 
 /// Tool requests run per answer; more are refused with a note.
 const TOOL_REQUESTS_PER_ANSWER: usize = 8;
@@ -251,10 +261,10 @@ impl LlmDecisionMaker {
                 max_tokens: None,
             }),
             shared: Arc::new(Shared {
-                turn: tokio::sync::Mutex::new(Turn::default()),
+                turn: tokio::sync::Mutex::new(HashMap::new()),
                 pending: Mutex::new(Vec::new()),
                 next_ticket: Mutex::new(0),
-                system: Mutex::new(None),
+                system: Mutex::new(HashMap::new()),
                 records: Mutex::new(VecDeque::new()),
                 events,
             }),
@@ -263,8 +273,8 @@ impl LlmDecisionMaker {
 
     fn configure(mut self, change: impl FnOnce(&mut Settings)) -> Self {
         change(Arc::make_mut(&mut self.settings));
-        // The system prompt may depend on what changed.
-        *lock(&self.shared.system) = None;
+        // The system prompts may depend on what changed.
+        lock(&self.shared.system).clear();
         self
     }
 
@@ -319,13 +329,14 @@ impl LlmDecisionMaker {
     pub fn system_prompt(&self, adapter: &Adapter) -> Arc<str> {
         let signature = signature(adapter);
         let mut cached = lock(&self.shared.system);
-        if let Some((known, prompt)) = cached.as_ref()
-            && *known == signature
-        {
+        if let Some(prompt) = cached.get(&signature) {
             return Arc::clone(prompt);
         }
         let prompt: Arc<str> = self.settings.prompts.system_prompt(adapter).into();
-        *cached = Some((signature, Arc::clone(&prompt)));
+        if cached.len() >= SYSTEM_PROMPTS_KEPT {
+            cached.clear();
+        }
+        cached.insert(signature, Arc::clone(&prompt));
         prompt
     }
 
@@ -334,13 +345,15 @@ impl LlmDecisionMaker {
     pub async fn prompt_for(&self, event: &Event, adapter: &Adapter) -> Option<CompletionRequest> {
         let turn = self.shared.turn.lock().await;
         let terminations = self.settings.prompts.terminations();
-        let forms = options::for_event(event, adapter, terminations, &turn.offered);
+        let no_memory = Memory::default();
+        let memory = turn.get(adapter.agent()).unwrap_or(&no_memory);
+        let forms = options::for_event(event, adapter, terminations, &memory.offered);
         drop(turn);
         if forms.is_empty() {
             return None;
         }
         let options = DecisionOption::number(forms);
-        let pending = self.pending_events();
+        let pending = self.pending_events(adapter.agent());
         let situation = Situation::new(event, adapter, &options).with_pending(&pending);
         Some(self.request(adapter, &situation))
     }
@@ -364,15 +377,19 @@ impl LlmDecisionMaker {
     pub async fn decide_on(&self, event: &Event, adapter: &Adapter) -> DecisionReport {
         let agent = adapter.agent();
         let ticket = match event {
-            Event::External { name, payload } => Some(self.add_pending(ExternalEvent {
-                name: name.clone(),
-                payload: payload.clone(),
-            })),
+            Event::External { name, payload } => Some(self.add_pending(
+                agent,
+                ExternalEvent {
+                    name: name.clone(),
+                    payload: payload.clone(),
+                },
+            )),
             _ => None,
         };
-        let mut turn = self.shared.turn.lock().await;
+        let mut memories = self.shared.turn.lock().await;
+        let turn = memories.entry(agent.to_owned()).or_default();
         if let Some(ticket) = ticket {
-            lock(&self.shared.pending).retain(|(t, _)| *t != ticket);
+            lock(&self.shared.pending).retain(|(t, _, _)| *t != ticket);
         }
         let mut working = adapter.clone();
         // What earlier decisions chose may not be in this snapshot yet.
@@ -403,7 +420,7 @@ impl LlmDecisionMaker {
                 break;
             }
             let options = DecisionOption::number(forms);
-            let pending = self.pending_events();
+            let pending = self.pending_events(agent);
             let situation = Situation::new(event, &working, &options)
                 .with_pending(&pending)
                 .with_chosen(&report.messages);
@@ -564,18 +581,19 @@ impl LlmDecisionMaker {
         calls
     }
 
-    fn add_pending(&self, event: ExternalEvent) -> u64 {
+    fn add_pending(&self, agent: &str, event: ExternalEvent) -> u64 {
         let mut next = lock(&self.shared.next_ticket);
         *next += 1;
         let ticket = *next;
-        lock(&self.shared.pending).push((ticket, event));
+        lock(&self.shared.pending).push((ticket, agent.to_owned(), event));
         ticket
     }
 
-    fn pending_events(&self) -> Vec<ExternalEvent> {
+    fn pending_events(&self, agent: &str) -> Vec<ExternalEvent> {
         lock(&self.shared.pending)
             .iter()
-            .map(|(_, e)| e.clone())
+            .filter(|(_, owner, _)| owner == agent)
+            .map(|(_, _, e)| e.clone())
             .collect()
     }
 
