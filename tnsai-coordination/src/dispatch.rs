@@ -154,9 +154,11 @@ async fn handle(slot: ActionSlot, core: Arc<PlatformCore>, message: Message) {
     async move {
         let answer = match message.kind() {
             MessageKind::Action | MessageKind::Request => Some(run_action(&hosted, message).await),
-            MessageKind::Text => Some(answer_text(&hosted, &message).await),
+            // Boxed: only actions are hot, and every spawned task is as large as its
+            // largest branch.
+            MessageKind::Text => Some(Box::pin(answer_text(&hosted, &message)).await),
             MessageKind::Acl if hosted.service(MessageKind::Acl).is_none() => {
-                crate::acl::answer(&hosted, &message).await
+                Box::pin(crate::acl::answer(&hosted, &message)).await
             }
             kind => match hosted.service(kind) {
                 Some(service) => service.handle(message).await,

@@ -1,10 +1,39 @@
 //! Calls waiting for their answers.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tnsai_core::{Message, MessageId};
 use tokio::sync::oneshot;
+
+/// Hashes message ids by folding their bytes, which is all a key needs here: the ids
+/// that are inserted are made locally (UUID v7, whose low half is random), so nobody
+/// else can choose them to collide; answers from elsewhere only look ids up. SipHash, the
+/// default, cost more than any other step of a call's bookkeeping.
+#[derive(Default)]
+pub(crate) struct MessageIdHasher(u64);
+
+impl Hasher for MessageIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(23) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = self.0.rotate_left(23) ^ n as u64;
+    }
+
+    fn finish(&self) -> u64 {
+        // Spread into the high bits too: hash tables take their control bits from there.
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+type Waiting = HashMap<MessageId, oneshot::Sender<Message>, BuildHasherDefault<MessageIdHasher>>;
 
 /// The calls an agent is waiting on, keyed by the id of the message that started each.
 ///
@@ -13,11 +42,11 @@ use tokio::sync::oneshot;
 /// answer finds nothing and is dropped, never handed to a later call.
 #[derive(Debug, Default)]
 pub(crate) struct PendingReplies {
-    waiting: Mutex<HashMap<MessageId, oneshot::Sender<Message>>>,
+    waiting: Mutex<Waiting>,
 }
 
 impl PendingReplies {
-    fn lock(&self) -> MutexGuard<'_, HashMap<MessageId, oneshot::Sender<Message>>> {
+    fn lock(&self) -> MutexGuard<'_, Waiting> {
         // Entries are inserted and removed whole; a panic elsewhere cannot leave one torn.
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -58,5 +87,23 @@ pub(crate) struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         self.pending.lock().remove(&self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::hash::BuildHasher;
+
+    use super::*;
+
+    #[test]
+    fn ids_made_in_a_burst_spread_over_the_table() {
+        let hasher = BuildHasherDefault::<MessageIdHasher>::default();
+        let buckets: HashSet<u64> = (0..10_000)
+            .map(|_| hasher.hash_one(MessageId::new()) >> 54)
+            .collect();
+        // 1,024 buckets from the top bits, 10,000 ids: nearly all buckets are used.
+        assert!(buckets.len() > 1_000, "{}", buckets.len());
     }
 }

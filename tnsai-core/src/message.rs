@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -129,12 +129,25 @@ struct MessageData {
     payload: Value,
     #[serde(default)]
     content: Option<String>,
-    conversation_id: String,
+    // Shared: every answer in a conversation points at the same text.
+    #[serde(default = "no_conversation")]
+    conversation_id: Arc<str>,
     #[serde(default)]
     in_reply_to: Option<MessageId>,
     timestamp: DateTime<Utc>,
     #[serde(default)]
     context: Map<String, Value>,
+}
+
+fn no_conversation() -> Arc<str> {
+    static EMPTY: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from(""));
+    Arc::clone(&EMPTY)
+}
+
+/// The text of a message id, made without an intermediate `String`.
+fn id_text(id: MessageId) -> Arc<str> {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    Arc::from(&*id.0.hyphenated().encode_lower(&mut buffer))
 }
 
 /// A message between agents: the one envelope every paradigm and transport uses.
@@ -202,7 +215,7 @@ impl Message {
     pub fn builder(kind: MessageKind, sender: impl Into<AgentId>) -> MessageBuilder {
         let id = MessageId::new();
         MessageBuilder {
-            data: MessageData {
+            data: Arc::new(MessageData {
                 id,
                 kind,
                 sender: sender.into(),
@@ -213,11 +226,11 @@ impl Message {
                 params: Params::new(),
                 payload: Value::Null,
                 content: None,
-                conversation_id: String::new(),
+                conversation_id: no_conversation(),
                 in_reply_to: None,
                 timestamp: Utc::now(),
                 context: Map::new(),
-            },
+            }),
         }
     }
 
@@ -226,14 +239,15 @@ impl Message {
     pub fn reply_builder(&self, kind: MessageKind, sender: impl Into<AgentId>) -> MessageBuilder {
         Message::builder(kind, sender)
             .receiver(self.data.sender.clone())
-            .conversation_id(self.data.conversation_id.clone())
+            .conversation_id(Arc::clone(&self.data.conversation_id))
             .in_reply_to(self.data.id)
     }
 
     /// A copy of this message's data in a builder, to derive a changed message.
     pub fn to_builder(&self) -> MessageBuilder {
+        // Shares the data; the first change copies it.
         MessageBuilder {
-            data: (*self.data).clone(),
+            data: Arc::clone(&self.data),
         }
     }
 
@@ -352,7 +366,7 @@ impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut data = MessageData::deserialize(deserializer)?;
         if data.conversation_id.is_empty() {
-            data.conversation_id = data.id.to_string();
+            data.conversation_id = id_text(data.id);
         }
         Ok(Self {
             data: Arc::new(data),
@@ -364,78 +378,84 @@ impl<'de> Deserialize<'de> for Message {
 #[derive(Debug, Clone)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct MessageBuilder {
-    data: MessageData,
+    // Held in its final `Arc` from the start: moving the builder through a chain of
+    // calls moves a pointer, and `build` allocates nothing.
+    data: Arc<MessageData>,
 }
 
 impl MessageBuilder {
+    fn data(&mut self) -> &mut MessageData {
+        // Unique unless the builder came from `Message::to_builder`, whose first
+        // change copies the shared data.
+        Arc::make_mut(&mut self.data)
+    }
     /// Sets the receiver.
     pub fn receiver(mut self, receiver: impl Into<AgentId>) -> Self {
-        self.data.receiver = Some(receiver.into());
+        self.data().receiver = Some(receiver.into());
         self
     }
     /// Sets the topic.
     pub fn topic(mut self, topic: impl Into<String>) -> Self {
-        self.data.topic = Some(topic.into());
+        self.data().topic = Some(topic.into());
         self
     }
     /// Sets the action name.
     pub fn action(mut self, action: impl Into<String>) -> Self {
-        self.data.action = Some(action.into());
+        self.data().action = Some(action.into());
         self
     }
     /// Sets the role the action is invoked under.
     pub fn role(mut self, role: impl Into<String>) -> Self {
-        self.data.role = Some(role.into());
+        self.data().role = Some(role.into());
         self
     }
     /// Sets the parameters.
     pub fn params(mut self, params: Params) -> Self {
-        self.data.params = params;
+        self.data().params = params;
         self
     }
     /// Sets the payload.
     pub fn payload(mut self, payload: Value) -> Self {
-        self.data.payload = payload;
+        self.data().payload = payload;
         self
     }
     /// Sets the text content.
     pub fn content(mut self, content: impl Into<String>) -> Self {
-        self.data.content = Some(content.into());
+        self.data().content = Some(content.into());
         self
     }
     /// Sets the conversation id (by default the message's own id).
-    pub fn conversation_id(mut self, conversation_id: impl Into<String>) -> Self {
-        self.data.conversation_id = conversation_id.into();
+    pub fn conversation_id(mut self, conversation_id: impl Into<Arc<str>>) -> Self {
+        self.data().conversation_id = conversation_id.into();
         self
     }
     /// Marks the message as the answer to `id`.
     pub fn in_reply_to(mut self, id: MessageId) -> Self {
-        self.data.in_reply_to = Some(id);
+        self.data().in_reply_to = Some(id);
         self
     }
     /// Sets the creation time (by default, when the builder was made).
     pub fn timestamp(mut self, timestamp: DateTime<Utc>) -> Self {
-        self.data.timestamp = timestamp;
+        self.data().timestamp = timestamp;
         self
     }
     /// Gives the message a fresh id (useful after [`Message::to_builder`]).
     pub fn fresh_id(mut self) -> Self {
-        self.data.id = MessageId::new();
+        self.data().id = MessageId::new();
         self
     }
     /// Adds a context entry.
     pub fn context(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.data.context.insert(key.into(), value.into());
+        self.data().context.insert(key.into(), value.into());
         self
     }
     /// Finishes the message.
     pub fn build(mut self) -> Message {
         if self.data.conversation_id.is_empty() {
-            self.data.conversation_id = self.data.id.to_string();
+            let id = self.data.id;
+            self.data().conversation_id = id_text(id);
         }
-        Message {
-            data: Arc::new(self.data),
-        }
+        Message { data: self.data }
     }
 }
 
