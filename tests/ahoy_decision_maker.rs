@@ -471,6 +471,42 @@ async fn what_was_chosen_counts_before_the_snapshot_shows_it() {
 }
 
 #[tokio::test]
+async fn an_older_snapshot_neither_hides_news_nor_forgets_choices() {
+    // Decisions wait for their turn, so one may be given a snapshot older than an
+    // earlier decision's: here the Init snapshot predates the quote.
+    let mut asked = fresh_buyer();
+    let rfq = asked
+        .enabled()
+        .into_iter()
+        .find(|f| f.message == "rfq")
+        .unwrap();
+    asked
+        .emit(rfq.bind([("ID", "1"), ("item", "kite")]))
+        .unwrap();
+    let (quoted, quote_event) = quoted_buyer();
+    let model = Arc::new(
+        ScriptedModel::new()
+            .then_reply(ACCEPT)
+            .then_reply(r#"{"choice": null}"#)
+            .otherwise(r#"{"choice": null}"#),
+    );
+    let maker = maker(&model);
+    assert_eq!(
+        maker.decide_on(&quote_event, &quoted).await.messages.len(),
+        1
+    );
+
+    let late = maker.decide_on(&Event::Init, &asked).await;
+    let prompt = late.records[0].user_prompt().unwrap();
+    assert!(prompt.contains("received quote from Seller"), "{prompt}");
+    assert!(!late.records[0].options.iter().any(|o| o.contains("accept")));
+
+    // The accept chosen first is still remembered for the next (stale) snapshot.
+    let again = maker.decide_on(&quote_event, &quoted).await;
+    assert_eq!(again.records[0].options, ["Purchase/completed{ID=1}"]);
+}
+
+#[tokio::test]
 async fn records_are_kept_and_published() {
     let (buyer, event) = quoted_buyer();
     let model = Arc::new(ScriptedModel::new().then_reply(ACCEPT));

@@ -261,7 +261,8 @@ async fn random_answers_never_break_the_protocol() {
         }
 
         for events in &mut watched {
-            assert!(troubles(events).is_empty(), "seed {seed}");
+            let troubles = troubles(events);
+            assert!(troubles.is_empty(), "seed {seed}: {troubles:#?}");
         }
         // Whatever the buyer sent, the seller accepted.
         let sent: Vec<MessageInstance> = buyer

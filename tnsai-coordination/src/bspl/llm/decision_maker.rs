@@ -156,8 +156,47 @@ struct Settings {
 struct Memory {
     /// Forms already shown in some prompt (kept only while enabled).
     offered: HashSet<FormId>,
-    /// Messages chosen but perhaps not yet in the snapshots later events bring.
-    in_flight: Vec<MessageInstance>,
+    /// Messages chosen but not yet seen in a snapshot, with how many decisions ago.
+    in_flight: Vec<(MessageInstance, usize)>,
+    /// The most recent snapshot of the agent's adapter any decision was given.
+    latest: Option<Adapter>,
+}
+
+impl Memory {
+    /// The history to decide on: the newer of the event's snapshot and the newest one
+    /// seen before, with what earlier decisions chose applied.
+    ///
+    /// Snapshots are taken when an event is handled, and decisions wait for their
+    /// turn, so a decision may be given a snapshot older than one an earlier decision
+    /// saw. An adapter only ever grows (every accepted message is appended), so of two
+    /// snapshots the one with more observations is the newer.
+    fn history(&mut self, snapshot: &Adapter) -> Adapter {
+        let newer = match &self.latest {
+            Some(latest) if observations(latest) > observations(snapshot) => latest.clone(),
+            _ => snapshot.clone(),
+        };
+        self.latest = Some(newer.clone());
+        let mut working = newer;
+        // A chosen message leaves the list once a snapshot shows it; one that never
+        // shows (the enactor refused it) is forgotten after a while.
+        self.in_flight.retain_mut(|(message, age)| {
+            *age += 1;
+            match working.emit(message.clone()) {
+                Ok(Emitted::Duplicate(_)) => false,
+                Ok(Emitted::Sent(_)) => true,
+                Err(_) => *age <= IN_FLIGHT_DECISIONS,
+            }
+        });
+        working
+    }
+}
+
+fn observations(adapter: &Adapter) -> usize {
+    adapter
+        .protocols()
+        .filter_map(|p| adapter.knowledge(p.name()))
+        .map(|k| k.observations().len())
+        .sum()
 }
 
 struct Shared {
@@ -201,9 +240,11 @@ struct Shared {
 /// that starts an enactment), the model is asked again for the same event, up to
 /// [`with_max_messages_per_event`](Self::with_max_messages_per_event) messages.
 ///
-/// Decisions of one maker run one at a time, so each sees what the previous ones chose
-/// even before the adapter's snapshot shows it; external events that arrive meanwhile
-/// are listed as pending in the prompts until their turn. One maker may serve several
+/// Decisions of one maker run one at a time. Each decides on the newest history the
+/// maker has been given (a decision that waited for its turn may hold an older
+/// snapshot than an earlier one saw), with what earlier decisions chose applied even
+/// before a snapshot shows it; external events that arrive meanwhile are listed as
+/// pending in the prompts until their turn. One maker may serve several
 /// agents (clones share everything): what it remembers is kept per agent name, but
 /// their decisions then wait for each other; give each agent its own maker when that
 /// matters. Every decision is recorded
@@ -233,6 +274,9 @@ const RECORDS_KEPT: usize = 256;
 
 /// System prompts cached (one per agent and set of roles); past it the cache restarts.
 const SYSTEM_PROMPTS_KEPT: usize = 64;
+
+/// Decisions an unconfirmed chosen message is remembered for.
+const IN_FLIGHT_DECISIONS: usize = 32;
 
 /// Tool requests run per answer; more are refused with a note.
 const TOOL_REQUESTS_PER_ANSWER: usize = 8;
@@ -391,10 +435,7 @@ impl LlmDecisionMaker {
         if let Some(ticket) = ticket {
             lock(&self.shared.pending).retain(|(t, _, _)| *t != ticket);
         }
-        let mut working = adapter.clone();
-        // What earlier decisions chose may not be in this snapshot yet.
-        turn.in_flight
-            .retain(|message| matches!(working.emit(message.clone()), Ok(Emitted::Sent(_))));
+        let mut working = turn.history(adapter);
         let enabled: HashSet<FormId> = working.enabled().iter().map(FormId::of).collect();
         turn.offered.retain(|id| enabled.contains(id));
 
@@ -445,7 +486,7 @@ impl LlmDecisionMaker {
                 // what the working copy refuses.
                 break;
             }
-            turn.in_flight.push(message.clone());
+            turn.in_flight.push((message.clone(), 0));
             report.messages.push(message);
             let again = working
                 .enabled()
