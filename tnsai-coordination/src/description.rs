@@ -105,13 +105,74 @@ impl AgentDescription {
     }
 
     /// Whether this agent receives a message published to `topic` with `payload`.
+    ///
+    /// This compiles the agent's patterns and filter on every call; a transport that
+    /// asks often keeps a [`matcher`](Self::matcher) instead.
     pub fn receives(&self, topic: &str, payload: &serde_json::Value) -> bool {
-        let subscribed = self.subscriptions.iter().any(|pattern| {
-            tnsai_core::TopicPattern::parse(pattern).is_ok_and(|p| p.matches(topic))
-        });
-        subscribed
-            && self.filter.as_deref().is_none_or(|filter| {
-                tnsai_core::PayloadFilter::parse(filter).is_ok_and(|f| f.matches(payload))
-            })
+        self.matcher().receives(topic, payload)
+    }
+
+    /// The agent's subscriptions and filter, compiled once for repeated matching.
+    pub fn matcher(&self) -> SubscriptionMatcher {
+        SubscriptionMatcher {
+            patterns: self
+                .subscriptions
+                .iter()
+                .filter_map(|p| tnsai_core::TopicPattern::parse(p).ok())
+                .collect(),
+            filter: match &self.filter {
+                None => FilterState::None,
+                Some(text) => tnsai_core::PayloadFilter::parse(text)
+                    .map_or(FilterState::Invalid, |f| FilterState::Valid(Box::new(f))),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum FilterState {
+    None,
+    Valid(Box<tnsai_core::PayloadFilter>),
+    /// A filter that did not parse (from another platform's listing) lets nothing
+    /// through, rather than everything.
+    Invalid,
+}
+
+/// An agent's subscriptions and payload filter, compiled: what a transport consults for
+/// every publication to decide whether a remote agent receives it.
+///
+/// ```
+/// use tnsai_coordination::Platform;
+/// use tnsai_core::prelude::*;
+///
+/// #[pub_sub(topics = ["metrics.*"], filter = "value > 10")]
+/// struct Watcher;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let platform = Platform::new();
+/// platform.spawn("watcher", Watcher).await.unwrap();
+/// let matcher = platform.describe("watcher").unwrap().matcher();
+/// assert!(matcher.receives("metrics.cpu", &serde_json::json!({"value": 12})));
+/// assert!(!matcher.receives("metrics.cpu", &serde_json::json!({"value": 3})));
+/// assert!(!matcher.receives("logs.app", &serde_json::json!({"value": 12})));
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SubscriptionMatcher {
+    patterns: Vec<tnsai_core::TopicPattern>,
+    filter: FilterState,
+}
+
+impl SubscriptionMatcher {
+    /// Whether a message published to `topic` with `payload` reaches the agent.
+    pub fn receives(&self, topic: &str, payload: &serde_json::Value) -> bool {
+        let topic = topic.to_lowercase();
+        self.patterns.iter().any(|p| p.matches_normalized(&topic))
+            && match &self.filter {
+                FilterState::None => true,
+                FilterState::Valid(filter) => filter.matches(payload),
+                FilterState::Invalid => false,
+            }
     }
 }

@@ -69,7 +69,7 @@ pub mod transport;
 
 pub use debate::{DebateEvent, DebateEvents, DebateSession, DebateStatus};
 pub use delivery::DeliveryReport;
-pub use description::{ActionDescription, AgentDescription};
+pub use description::{ActionDescription, AgentDescription, SubscriptionMatcher};
 pub use error::{ProtocolError, SpawnError, TransportError, TransportErrorKind};
 pub use manager::ProtocolManager;
 pub use platform::{AgentHandle, Platform, PlatformConfig};

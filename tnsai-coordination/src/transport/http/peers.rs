@@ -7,14 +7,15 @@ use std::sync::{Arc, RwLock};
 use dashmap::DashMap;
 use tnsai_core::AgentId;
 
-use crate::AgentDescription;
+use crate::{AgentDescription, SubscriptionMatcher};
 
 /// Another platform: its base URL, the token it accepts from us, and its agents as its
 /// listing last said.
 pub(crate) struct Peer {
     pub(crate) url: String,
     pub(crate) token: RwLock<Option<String>>,
-    agents: RwLock<HashMap<AgentId, AgentDescription>>,
+    /// Each agent with its subscriptions compiled once, when the listing arrives.
+    agents: RwLock<HashMap<AgentId, (AgentDescription, SubscriptionMatcher)>>,
 }
 
 impl Peer {
@@ -38,7 +39,13 @@ impl Peer {
     }
 
     pub(crate) fn set_agents(&self, agents: Vec<AgentDescription>) {
-        let agents = agents.into_iter().map(|d| (d.id.clone(), d)).collect();
+        let agents = agents
+            .into_iter()
+            .map(|d| {
+                let matcher = d.matcher();
+                (d.id.clone(), (d, matcher))
+            })
+            .collect();
         *self.agents.write().unwrap_or_else(|e| e.into_inner()) = agents;
     }
 
@@ -66,8 +73,8 @@ impl Peer {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .values()
-            .filter(|d| d.id != *sender && d.receives(topic, payload))
-            .map(|d| d.id.clone())
+            .filter(|(d, matcher)| d.id != *sender && matcher.receives(topic, payload))
+            .map(|(d, _)| d.id.clone())
             .collect()
     }
 }
