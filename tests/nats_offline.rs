@@ -174,3 +174,102 @@ async fn a_durable_inbox_keeps_messages_while_the_receiver_is_down_and_delivers_
     a.shutdown().await;
     b2.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retired_durable_inbox_is_gone_with_its_queued_messages() {
+    let server = NatsServer::start();
+    let (a, nats_a) = platform(&server.url()).await;
+    let (b, _nats_b) = platform(&server.url()).await;
+    b.spawn("inbox", DurableWorker::default()).await.unwrap();
+    let caller = a.spawn("caller", Caller).await.unwrap();
+    within(
+        Duration::from_secs(5),
+        "the durable registration is seen",
+        || nats_a.durable_agents().iter().any(|id| id == "inbox"),
+    )
+    .await;
+    b.shutdown().await;
+    let pm = caller.protocol_manager().unwrap();
+    let error = pm
+        .request("inbox", "record", params! {"n" => "queued"})
+        .await
+        .unwrap_err();
+    assert_eq!(error, ProtocolError::Timeout);
+
+    nats_a.retire_durable("inbox").await.unwrap();
+    within(Duration::from_secs(5), "the retirement is seen", || {
+        !nats_a.reaches(&"inbox".into())
+    })
+    .await;
+    let error = pm
+        .execute_action("inbox", "record", params! {"n" => "late"})
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "Unknown receiver: inbox");
+
+    // The queued message went with it: a new durable inbox of that id starts empty.
+    let (b2, _nats_b2) = platform(&server.url()).await;
+    let fresh = DurableWorker::default();
+    let runs = std::sync::Arc::clone(&fresh.runs);
+    b2.spawn("inbox", fresh).await.unwrap();
+    discover(&nats_a, &["inbox"]).await;
+    let reply = pm
+        .execute_action("inbox", "record", params! {"n" => "first"})
+        .await
+        .unwrap();
+    assert_eq!(reply.payload(), &json!({"n": "first"}));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(*runs.lock().unwrap(), ["first"]);
+    a.shutdown().await;
+    b2.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_durable_receiver_gets_its_messages_when_it_starts_again() {
+    let server = NatsServer::start();
+    let (a, nats_a) = platform(&server.url()).await;
+    let (b, _nats_b) = platform(&server.url()).await;
+    let worker = DurableWorker::default();
+    let runs = std::sync::Arc::clone(&worker.runs);
+    let inbox = b.spawn("inbox", worker).await.unwrap();
+    let caller = a.spawn("caller", Caller).await.unwrap();
+    discover(&nats_a, &["inbox"]).await;
+    within(
+        Duration::from_secs(5),
+        "the durable registration is seen",
+        || nats_a.durable_agents().iter().any(|id| id == "inbox"),
+    )
+    .await;
+    let inbox_pm = inbox.protocol_manager().unwrap();
+    inbox_pm.stop().await;
+    let pm = caller.protocol_manager().unwrap();
+    for n in 0..3 {
+        // Refused for now, not answered with an error: it goes back to the stream.
+        let error = pm
+            .request(
+                "inbox",
+                "record",
+                params! {"n" => format!("while-stopped-{n}")},
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(error, ProtocolError::Timeout);
+    }
+    assert!(runs.lock().unwrap().is_empty());
+    inbox_pm.start().await.unwrap();
+    within(
+        Duration::from_secs(10),
+        "the refused messages are delivered",
+        || runs.lock().unwrap().len() >= 3,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut got = runs.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(
+        got,
+        ["while-stopped-0", "while-stopped-1", "while-stopped-2"]
+    );
+    a.shutdown().await;
+    b.shutdown().await;
+}
