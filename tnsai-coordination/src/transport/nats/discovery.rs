@@ -19,10 +19,10 @@ use async_nats::jetstream::kv::Operation;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use serde::{Deserialize, Serialize};
-use tnsai_core::{AgentId, PayloadFilter, TopicPattern};
+use tnsai_core::AgentId;
 
 use super::subject;
-use crate::AgentDescription;
+use crate::{AgentDescription, SubscriptionMatcher};
 
 /// What a platform puts in the discovery bucket for one of its agents.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,41 +48,18 @@ pub struct DiscoveredAgent {
 
 struct Remote {
     description: AgentDescription,
-    /// The subscriptions and filter, parsed once (every publication checks them).
-    patterns: Vec<TopicPattern>,
-    filter: Option<PayloadFilter>,
+    /// The subscriptions and filter, compiled once (every publication checks them).
+    matcher: SubscriptionMatcher,
     seen: Instant,
 }
 
 impl Remote {
     fn new(description: AgentDescription, seen: Instant) -> Self {
-        let patterns = description
-            .subscriptions
-            .iter()
-            .filter_map(|p| TopicPattern::parse(p).ok())
-            .collect();
-        let filter = description
-            .filter
-            .as_deref()
-            .and_then(|f| PayloadFilter::parse(f).ok());
-        // A filter that does not parse refuses everything, as `receives` does.
-        let unreadable_filter = description.filter.is_some() && filter.is_none();
         Self {
-            patterns: if unreadable_filter {
-                Vec::new()
-            } else {
-                patterns
-            },
+            matcher: description.matcher(),
             description,
-            filter,
             seen,
         }
-    }
-
-    /// `AgentDescription::receives`, with the patterns parsed once.
-    fn receives(&self, topic: &str, payload: &serde_json::Value) -> bool {
-        self.patterns.iter().any(|p| p.matches_normalized(topic))
-            && self.filter.as_ref().is_none_or(|f| f.matches(payload))
     }
 }
 
@@ -221,13 +198,12 @@ impl RemoteDirectory {
         sender: &AgentId,
     ) -> BTreeMap<String, Vec<AgentId>> {
         let mut by_platform: BTreeMap<String, Vec<AgentId>> = BTreeMap::new();
-        let topic = topic.to_lowercase();
         for entry in self.live.iter() {
             if entry.key() == sender {
                 continue;
             }
             for (platform, remote) in entry.value() {
-                if remote.receives(&topic, payload) {
+                if remote.matcher.receives(topic, payload) {
                     by_platform
                         .entry(platform.clone())
                         .or_default()
