@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 mod common;
 
-
 use common::crate_protocol;
 use serde_json::json;
 use tnsai_bspl::decision::{Agent, DecisionContext, Event, Trigger};

@@ -67,6 +67,11 @@ impl PendingReplies {
         }
     }
 
+    /// Whether a call is waiting for the answer to `id`.
+    pub(crate) fn is_waiting(&self, id: MessageId) -> bool {
+        self.lock().contains_key(&id)
+    }
+
     /// Ends every waiting call (their receivers see the channel closed).
     pub(crate) fn fail_all(&self) {
         self.lock().clear();

@@ -50,7 +50,16 @@ impl Router {
             return self.internal.send(message).await;
         };
         if let Some(agent) = self.internal.local(receiver) {
-            return self.internal.deliver_to(&agent, message).await;
+            // An answer goes to the local agent only when it is the one waiting: the same
+            // id may run on several platforms (a queue group), and the caller may be on
+            // another one.
+            let waiting_here = !message.kind().is_answer()
+                || message
+                    .in_reply_to()
+                    .is_some_and(|id| agent.pending.is_waiting(id));
+            if waiting_here || self.remotes().is_empty() {
+                return self.internal.deliver_to(&agent, message).await;
+            }
         }
         if mode == TransportMode::Internal {
             return self.internal.send(message).await;

@@ -55,6 +55,7 @@ mod error;
 mod gateway;
 mod limits;
 mod listing;
+mod oversized;
 mod peers;
 mod protocols;
 mod server;

@@ -59,7 +59,8 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/protocols/{hash}", get(protocol_text))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(limit));
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(super::oversized::RefuseOversizedLayer { limit });
     // Without tokens or a rate limit there is nothing to check per request, and the
     // layer's per-request boxing is measurable on the hot path.
     let router = if shared.config.require_tokens || shared.limiter.is_some() {
