@@ -128,7 +128,7 @@ async fn bad_inputs_each_get_their_status() {
     }
     // A body declared at 10 MB is refused before any of it is read. (Over a raw socket:
     // a client that writes the whole body may see the refusal as a broken pipe.)
-    let (status, body) = declared_length_only(&worker, &token.bearer(), 10 * 1024 * 1024).await;
+    let (status, body) = declared_length_only(&worker, token.bearer(), 10 * 1024 * 1024).await;
     assert_eq!(status, 413, "{body}");
     assert_eq!(body["error"], "too_large", "{body}");
     // Still serving.
