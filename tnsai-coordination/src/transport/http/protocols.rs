@@ -216,3 +216,45 @@ mod tests {
         assert_eq!(document.description(), "Runs the action `refund`.");
     }
 }
+
+#[cfg(test)]
+mod generated_documents {
+    use super::*;
+
+    proptest::proptest! {
+        /// Names and descriptions come from users' code (doc comments): whatever they
+        /// hold, the generated document parses and says the same thing.
+        #[test]
+        fn any_action_text_makes_a_readable_document(
+            name in "[a-zA-Z-]{1,12}",
+            description in "(\\PC|[\\x00-\\x1f]|-{3,7}|\"|\\\\){0,40}",
+        ) {
+            let action = ActionDescription { name: name.clone(), role: None, description: description.clone() };
+            let document = action_protocol(&action);
+            // The words survive; only runs of dashes are broken up.
+            let essence = |text: &str| {
+                text.chars().filter(|c| !c.is_whitespace() && *c != '-').collect::<String>()
+            };
+            proptest::prop_assert_eq!(essence(document.name()), essence(&name));
+            if !name.contains("---") {
+                proptest::prop_assert_eq!(document.name(), name.as_str());
+            }
+            if !description.trim().is_empty() {
+                proptest::prop_assert_eq!(essence(document.description()), essence(description.trim()));
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_dashes_do_not_end_the_front_matter() {
+        for dashes in 3..12 {
+            let action = ActionDescription {
+                name: "charge".to_owned(),
+                role: None,
+                description: format!("Charges {} carefully", "-".repeat(dashes)),
+            };
+            let document = action_protocol(&action);
+            assert!(document.description().starts_with("Charges"), "{dashes}");
+        }
+    }
+}

@@ -275,7 +275,12 @@ fn closing_double_quote(inner: &str) -> Option<usize> {
 /// the closing delimiter cannot stop inside it.
 pub(crate) fn yaml_quoted(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let safe = one_line.replace("---", "- - -");
+    // One pass is not enough: five dashes become `- - ---`, which would still end the
+    // front matter. Each pass shortens every run, so this stops.
+    let mut safe = one_line;
+    while safe.contains("---") {
+        safe = safe.replace("---", "- - -");
+    }
     serde_json::to_string(&safe).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
