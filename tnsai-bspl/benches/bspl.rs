@@ -71,10 +71,17 @@ fn enabled_sets(c: &mut Criterion) {
     });
 }
 
+/// As in the tests: `TNSAI_BSPL_FIXTURES`, else `../shared/bspl`, else the snapshot.
 fn fixture_dir() -> PathBuf {
-    match std::env::var_os("TNSAI_BSPL_FIXTURES") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bspl"),
+    if let Some(dir) = std::env::var_os("TNSAI_BSPL_FIXTURES") {
+        return PathBuf::from(dir);
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = manifest.join("../../shared/bspl");
+    if shared.join("oracle").is_dir() {
+        shared
+    } else {
+        manifest.join("tests/fixtures/bspl")
     }
 }
 

@@ -8,11 +8,18 @@ use serde_json::Value;
 use tnsai_bspl::{Protocol, Specification};
 
 /// The fixture folder: `TNSAI_BSPL_FIXTURES` when set, else the workspace's
-/// `../shared/bspl`.
+/// `../shared/bspl` when it exists, else the snapshot in `tests/fixtures/bspl` (for a
+/// checkout that does not sit next to `shared/`).
 pub(crate) fn fixture_dir() -> PathBuf {
-    match std::env::var_os("TNSAI_BSPL_FIXTURES") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bspl"),
+    if let Some(dir) = std::env::var_os("TNSAI_BSPL_FIXTURES") {
+        return PathBuf::from(dir);
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = manifest.join("../../shared/bspl");
+    if shared.join("oracle").is_dir() {
+        shared
+    } else {
+        manifest.join("tests/fixtures/bspl")
     }
 }
 
