@@ -96,6 +96,33 @@ async fn serve(
     }
 }
 
+/// Starts a call's task at once, from the delivering context, when nothing waits in the
+/// mailbox and an action slot is free: the same task the dispatch loop would start,
+/// without the trip through the mailbox and the loop. The message comes back when it
+/// has to queue (a broadcast or an answer, a stopped agent, a busy agent).
+pub(crate) fn start_now(
+    hosted: &Arc<HostedAgent>,
+    core: &Arc<PlatformCore>,
+    message: Message,
+) -> Result<(), Message> {
+    let kind = message.kind();
+    let callback = matches!(kind, MessageKind::Broadcast | MessageKind::Publish);
+    if kind.is_answer() || callback || !hosted.is_started() || !hosted.mailbox_is_empty() {
+        return Err(message);
+    }
+    match hosted.action_slots.try_acquire() {
+        // The slot travels with the task and is returned when it ends.
+        Ok(permit) => permit.forget(),
+        Err(_) => return Err(message),
+    }
+    tokio::spawn(handle(
+        ActionSlot(Arc::clone(hosted)),
+        Arc::clone(core),
+        message,
+    ));
+    Ok(())
+}
+
 /// One of the agent's action slots, held by a running action task; returned on drop, so
 /// a panicking or cancelled task gives its slot back too.
 struct ActionSlot(Arc<HostedAgent>);

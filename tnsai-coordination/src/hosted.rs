@@ -86,6 +86,11 @@ impl HostedAgent {
         self.shutdown.notify_one();
     }
 
+    /// Whether nothing waits in the mailbox.
+    pub(crate) fn mailbox_is_empty(&self) -> bool {
+        self.mailbox.capacity() == self.mailbox.max_capacity()
+    }
+
     /// Whether a broadcast or publication with this payload passes the agent's filter.
     pub(crate) fn accepts(&self, payload: &serde_json::Value) -> bool {
         self.filter.as_ref().is_none_or(|f| f.matches(payload))

@@ -172,20 +172,24 @@ impl Platform {
     pub fn with_config(config: PlatformConfig) -> Self {
         let directory = Arc::new(Directory::default());
         let gateway_calls = Arc::new(PendingReplies::default());
-        let internal = Arc::new(InternalTransport::new(
-            Arc::clone(&directory),
-            Arc::clone(&gateway_calls),
-        ));
-        Self {
-            core: Arc::new(PlatformCore {
+        // The in-process transport starts action tasks itself, so it needs the platform
+        // it belongs to; a weak reference, since the platform owns it.
+        let core = Arc::new_cyclic(|platform: &Weak<PlatformCore>| {
+            let internal = Arc::new(InternalTransport::new(
+                Arc::clone(&directory),
+                Arc::clone(&gateway_calls),
+                Weak::clone(platform),
+            ));
+            PlatformCore {
                 config,
                 directory,
                 router: Router::new(internal),
                 debate_hosts: dashmap::DashMap::new(),
                 gateway_calls,
                 shut_down: AtomicBool::new(false),
-            }),
-        }
+            }
+        });
+        Self { core }
     }
 
     /// The platform's settings.

@@ -1,12 +1,13 @@
 //! In-process delivery into the mailboxes of one platform's agents.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 
 use tnsai_core::{AgentId, BoxFuture, Message, TransportMode};
 
 use crate::directory::Directory;
 use crate::pending::PendingReplies;
+use crate::platform::PlatformCore;
 use crate::transport::Transport;
 use crate::{DeliveryReport, TransportError};
 
@@ -19,14 +20,21 @@ pub struct InternalTransport {
     directory: Arc<Directory>,
     /// Answers to callers that are not agents (`Platform::call`).
     gateway: Arc<PendingReplies>,
+    /// The platform, to start action tasks directly (see `deliver_to`).
+    platform: Weak<PlatformCore>,
     started: AtomicBool,
 }
 
 impl InternalTransport {
-    pub(crate) fn new(directory: Arc<Directory>, gateway: Arc<PendingReplies>) -> Self {
+    pub(crate) fn new(
+        directory: Arc<Directory>,
+        gateway: Arc<PendingReplies>,
+        platform: Weak<PlatformCore>,
+    ) -> Self {
         Self {
             directory,
             gateway,
+            platform,
             started: AtomicBool::new(true),
         }
     }
@@ -40,12 +48,19 @@ impl InternalTransport {
     /// directory lookup on the hot path.
     pub(crate) async fn deliver_to(
         &self,
-        agent: &crate::hosted::HostedAgent,
+        agent: &Arc<crate::hosted::HostedAgent>,
         message: Message,
     ) -> Result<(), TransportError> {
         if !self.is_started() {
             return Err(TransportError::not_started());
         }
+        let message = match self.platform.upgrade() {
+            Some(platform) => match crate::dispatch::start_now(agent, &platform, message) {
+                Ok(()) => return Ok(()),
+                Err(message) => message,
+            },
+            None => message,
+        };
         agent.deliver(message).await
     }
 
@@ -68,7 +83,7 @@ impl InternalTransport {
             }
             return Err(TransportError::unknown_receiver(receiver.clone()));
         };
-        agent.deliver(message).await
+        self.deliver_to(&agent, message).await
     }
 
     async fn publish_now(&self, message: Message) -> DeliveryReport {
