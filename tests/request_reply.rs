@@ -84,3 +84,49 @@ async fn overlapping_requests_each_get_their_own_reply() {
         assert_eq!(reply.payload(), &json!({"tag": i}));
     }
 }
+
+/// Records that its slow action ran to the end.
+#[direct_message]
+#[request_reply(timeout = 100)]
+#[derive(Default)]
+struct Ledger {
+    finished: std::sync::atomic::AtomicUsize,
+}
+
+#[actions]
+impl Ledger {
+    /// Takes 300 ms, then records the entry.
+    #[action]
+    async fn record(&self, _params: Params) -> ActionResult {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        self.finished
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(json!("recorded"))
+    }
+}
+
+#[tokio::test]
+async fn an_action_runs_to_the_end_when_its_caller_gives_up() {
+    let platform = Platform::new();
+    let ledger = platform.spawn("ledger", Ledger::default()).await.unwrap();
+    let pm = ledger.protocol_manager().unwrap();
+    // The request times out after 100 ms; the action goes on.
+    let error = pm
+        .request("ledger", "record", Params::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error, ProtocolError::Timeout);
+    // A caller that is cancelled outright does not cancel the action either.
+    let abandoned = tokio::time::timeout(
+        Duration::from_millis(50),
+        pm.execute_action("ledger", "record", Params::new()),
+    )
+    .await;
+    assert!(abandoned.is_err());
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let finished = ledger
+        .agent()
+        .finished
+        .load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(finished, 2, "both actions ran to the end");
+}

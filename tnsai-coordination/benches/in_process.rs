@@ -9,7 +9,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use criterion::{Criterion, Throughput, criterion_group};
 use serde_json::json;
 use tnsai_coordination::{Platform, ProtocolManager};
 use tnsai_core::prelude::*;
@@ -69,19 +69,42 @@ fn round_trip(c: &mut Criterion) {
     let rt = Runtime::new().unwrap();
     let (_platform, pm) = rt.block_on(tnsai_pair());
     let bare = rt.block_on(async { bare_echo() });
+    // Sequential calls are made from a task on the runtime, as agents make them: driven
+    // from the bench's own thread, every call would also pay for parking and waking
+    // that thread, which swamps both contenders with noise.
     let mut group = c.benchmark_group("round_trip");
     group.throughput(Throughput::Elements(1));
     group.bench_function("bare_mpsc_oneshot", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(bare_call(&bare, json!({"n": 1})).await) })
+        b.to_async(&rt).iter_custom(|iters| {
+            let bare = bare.clone();
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        black_box(bare_call(&bare, json!({"n": 1})).await);
+                    }
+                    started.elapsed()
+                })
+                .await
+                .unwrap()
+            }
+        })
     });
     group.bench_function("tnsai_execute_action", |b| {
-        b.to_async(&rt).iter(|| async {
-            black_box(
-                pm.execute_action("echo", "echo", params! {"n" => 1})
-                    .await
-                    .unwrap(),
-            )
+        b.to_async(&rt).iter_custom(|iters| {
+            let pm = pm.clone();
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        let reply = pm.execute_action("echo", "echo", params! {"n" => 1});
+                        black_box(reply.await.unwrap());
+                    }
+                    started.elapsed()
+                })
+                .await
+                .unwrap()
+            }
         })
     });
     group.finish();
@@ -144,20 +167,40 @@ fn publish(c: &mut Criterion) {
         .build();
     let mut group = c.benchmark_group("publish_1000_subscribers");
     group.throughput(Throughput::Elements(SUBSCRIBERS as u64));
+    let bare = std::sync::Arc::new(bare);
     group.bench_function("bare_mpsc_send_loop", |b| {
-        b.to_async(&rt).iter(|| async {
-            for tx in &bare {
-                tx.send(message.clone()).await.unwrap();
+        b.to_async(&rt).iter_custom(|iters| {
+            let (bare, message) = (std::sync::Arc::clone(&bare), message.clone());
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        for tx in bare.iter() {
+                            tx.send(message.clone()).await.unwrap();
+                        }
+                    }
+                    started.elapsed()
+                })
+                .await
+                .unwrap()
             }
         })
     });
     group.bench_function("tnsai_publish", |b| {
-        b.to_async(&rt).iter(|| async {
-            let report = publisher
-                .publish("bench.topic", json!({"cpu": 0.5}))
+        b.to_async(&rt).iter_custom(|iters| {
+            let publisher = publisher.clone();
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        let report = publisher.publish("bench.topic", json!({"cpu": 0.5}));
+                        assert_eq!(report.await.unwrap().delivered().len(), SUBSCRIBERS);
+                    }
+                    started.elapsed()
+                })
                 .await
-                .unwrap();
-            assert_eq!(report.delivered().len(), SUBSCRIBERS);
+                .unwrap()
+            }
         })
     });
     group.finish();
@@ -171,7 +214,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn latency_report() {
     const CALLS: usize = 50_000;
     let rt = Runtime::new().unwrap();
-    rt.block_on(async {
+    rt.block_on(rt.spawn(async {
         let (_platform, pm) = tnsai_pair().await;
         let bare = bare_echo();
         let mut bare_times = Vec::with_capacity(CALLS);
@@ -206,7 +249,8 @@ fn latency_report() {
                 percentile(times, 0.99)
             );
         }
-    });
+    }))
+    .unwrap();
 }
 
 criterion_group!(benches, round_trip, publish);
@@ -215,5 +259,4 @@ fn main() {
     latency_report();
     benches();
     Criterion::default().configure_from_args().final_summary();
-    let _ = BenchmarkId::from_parameter(0);
 }

@@ -12,6 +12,7 @@ use tracing::Instrument;
 
 use crate::ProtocolError;
 use crate::answer::{error_answer, paradigm_of};
+use crate::detached::Detached;
 use crate::hosted::HostedAgent;
 use crate::platform::PlatformCore;
 
@@ -96,31 +97,27 @@ async fn serve(
     }
 }
 
-/// Starts a call's task at once, from the delivering context, when nothing waits in the
-/// mailbox and an action slot is free: the same task the dispatch loop would start,
-/// without the trip through the mailbox and the loop. The message comes back when it
-/// has to queue (a broadcast or an answer, a stopped agent, a busy agent).
-pub(crate) fn start_now(
+/// Claims a call for handling at once, when nothing waits in the mailbox and an action
+/// slot is free: the same work the dispatch loop would start as a task, without the trip
+/// through the mailbox and the loop. The message comes back when it has to queue (a
+/// broadcast or an answer, a stopped agent, a busy agent).
+pub(crate) fn claim_now(
     hosted: &Arc<HostedAgent>,
     core: &Arc<PlatformCore>,
     message: Message,
-) -> Result<(), Message> {
+) -> Result<Detached, Message> {
     let kind = message.kind();
     let callback = matches!(kind, MessageKind::Broadcast | MessageKind::Publish);
     if kind.is_answer() || callback || !hosted.is_started() || !hosted.mailbox_is_empty() {
         return Err(message);
     }
     match hosted.action_slots.try_acquire() {
-        // The slot travels with the task and is returned when it ends.
+        // The slot travels with the work and is returned when it ends.
         Ok(permit) => permit.forget(),
         Err(_) => return Err(message),
     }
-    tokio::spawn(handle(
-        ActionSlot(Arc::clone(hosted)),
-        Arc::clone(core),
-        message,
-    ));
-    Ok(())
+    let slot = ActionSlot(Arc::clone(hosted));
+    Ok(Detached::new(handle(slot, Arc::clone(core), message)))
 }
 
 /// One of the agent's action slots, held by a running action task; returned on drop, so

@@ -54,6 +54,7 @@ pub mod bspl;
 pub mod debate;
 mod delivery;
 mod description;
+mod detached;
 mod directory;
 mod dispatch;
 mod error;

@@ -56,7 +56,11 @@ impl Link {
         );
         let (_guard, answer) = self.hosted.pending.register(message.id());
         let exchange = async {
-            core.router.send(message, mode).await?;
+            // A local, idle receiver's action runs right here while we wait for it.
+            match core.router.internal.claim(message) {
+                Ok(work) => work.await,
+                Err(message) => core.router.send(message, mode).await?,
+            }
             answer.await.map_err(|_| ProtocolError::TransportNotStarted)
         };
         let answer = match timeout {

@@ -359,10 +359,16 @@ impl Platform {
     ) -> Result<Message, ProtocolError> {
         let (_guard, answer) = self.core.gateway_calls.register(message.id());
         let exchange = async {
-            self.core
-                .router
-                .send(message, tnsai_core::TransportMode::Auto)
-                .await?;
+            // A local, idle receiver's action runs in this task while we wait for it.
+            match self.core.router.internal.claim(message) {
+                Ok(work) => work.await,
+                Err(message) => {
+                    self.core
+                        .router
+                        .send(message, tnsai_core::TransportMode::Auto)
+                        .await?
+                }
+            }
             answer.await.map_err(|_| ProtocolError::TransportNotStarted)
         };
         let answer = tokio::time::timeout(timeout, exchange)

@@ -39,6 +39,20 @@ impl InternalTransport {
         }
     }
 
+    /// For a caller that will wait for the answer: the receiver's work, to drive in the
+    /// caller's task, when the receiver is local and idle. Otherwise the message comes
+    /// back, to be sent the usual way.
+    pub(crate) fn claim(&self, message: Message) -> Result<crate::detached::Detached, Message> {
+        if !self.is_started() {
+            return Err(message);
+        }
+        let agent = message.receiver().and_then(|id| self.local(id));
+        match (agent, self.platform.upgrade()) {
+            (Some(agent), Some(platform)) => crate::dispatch::claim_now(&agent, &platform, message),
+            _ => Err(message),
+        }
+    }
+
     /// The local agent with this id, if the platform hosts it.
     pub(crate) fn local(&self, id: &AgentId) -> Option<Arc<crate::hosted::HostedAgent>> {
         self.directory.get(id.as_str())
@@ -55,8 +69,11 @@ impl InternalTransport {
             return Err(TransportError::not_started());
         }
         let message = match self.platform.upgrade() {
-            Some(platform) => match crate::dispatch::start_now(agent, &platform, message) {
-                Ok(()) => return Ok(()),
+            Some(platform) => match crate::dispatch::claim_now(agent, &platform, message) {
+                Ok(work) => {
+                    work.spawn();
+                    return Ok(());
+                }
                 Err(message) => message,
             },
             None => message,
