@@ -5,6 +5,7 @@
 //! Run: `cargo bench -p tnsai-coordination --bench debate`
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tnsai_coordination::debate::DebateScorer;
@@ -71,29 +72,49 @@ fn full_debate(c: &mut Criterion) {
         });
         tx
     });
+    // Both contenders run in a task on the runtime, as agents do (see in_process.rs).
     let mut group = c.benchmark_group("debate_5_participants");
     group.bench_function("bare_10_request_replies", |b| {
-        b.to_async(&rt).iter(|| async {
-            for n in 0..10 {
-                let (reply, answer) = oneshot::channel();
-                host.send((n, reply)).await.unwrap();
-                black_box(answer.await.unwrap());
+        b.to_async(&rt).iter_custom(|iters| {
+            let host = host.clone();
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        for n in 0..10 {
+                            let (reply, answer) = oneshot::channel();
+                            host.send((n, reply)).await.unwrap();
+                            black_box(answer.await.unwrap());
+                        }
+                    }
+                    started.elapsed()
+                })
+                .await
+                .unwrap()
             }
         })
     });
     group.bench_function("tnsai_start_to_consensus", |b| {
-        b.to_async(&rt).iter(|| async {
-            let session = chair.start_debate("Deploy?", ids.clone()).await.unwrap();
-            let mut last = None;
-            for member in &members {
-                last = Some(
-                    member
-                        .submit_debate_position(session.id(), "deploy", 7, "green")
-                        .await
-                        .unwrap(),
-                );
+        b.to_async(&rt).iter_custom(|iters| {
+            let (chair, members, ids) = (chair.clone(), members.clone(), ids.clone());
+            async move {
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        let session = chair.start_debate("Deploy?", ids.clone()).await.unwrap();
+                        let mut last = None;
+                        for member in &members {
+                            let position =
+                                member.submit_debate_position(session.id(), "deploy", 7, "green");
+                            last = Some(position.await.unwrap());
+                        }
+                        assert_eq!(last.unwrap().status(), DebateStatus::Consensus);
+                    }
+                    started.elapsed()
+                })
+                .await
+                .unwrap()
             }
-            assert_eq!(last.unwrap().status(), DebateStatus::Consensus);
         })
     });
     group.finish();

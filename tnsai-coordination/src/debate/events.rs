@@ -110,8 +110,6 @@ impl std::fmt::Debug for DebateEvents {
 /// arrive out of order over any transport, so each carries the host's sequence number.
 pub(crate) struct EventFeed {
     sender: Option<broadcast::Sender<DebateEvent>>,
-    /// When the final event passed through, for retention.
-    finished_at: Option<std::time::Instant>,
     next_seq: u64,
     early: BTreeMap<u64, DebateEvent>,
 }
@@ -123,23 +121,18 @@ impl EventFeed {
             sender: Some(sender),
             next_seq: 0,
             early: BTreeMap::new(),
-            finished_at: None,
         }
-    }
-
-    /// Whether the session ended more than `retention` ago.
-    pub(crate) fn expired(&self, retention: std::time::Duration) -> bool {
-        self.finished_at.is_some_and(|at| at.elapsed() > retention)
     }
 
     pub(crate) fn subscribe(&self) -> DebateEvents {
         DebateEvents::new(self.sender.as_ref().map(broadcast::Sender::subscribe))
     }
 
-    /// Accepts event `seq`, passing on every event that is now in order.
-    pub(crate) fn accept(&mut self, seq: u64, event: DebateEvent) {
+    /// Accepts event `seq`, passing on every event that is now in order. `true` when
+    /// this passed the final event on (the session is over).
+    pub(crate) fn accept(&mut self, seq: u64, event: DebateEvent) -> bool {
         if seq < self.next_seq {
-            return; // a duplicate
+            return false; // a duplicate
         }
         self.early.insert(seq, event);
         while let Some(event) = self.early.remove(&self.next_seq) {
@@ -152,10 +145,10 @@ impl EventFeed {
             if last {
                 // Dropping the sender ends every stream after its buffered events.
                 self.sender = None;
-                self.finished_at = Some(std::time::Instant::now());
                 self.early.clear();
-                return;
+                return true;
             }
         }
+        false
     }
 }

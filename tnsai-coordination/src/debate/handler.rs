@@ -6,8 +6,9 @@
 //! initiator sends each session event, numbered, to every participant, whose feed puts
 //! them back in order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 use tnsai_core::{AgentId, BoxFuture, DebateSpec, Message, MessageKind, Params};
@@ -132,6 +133,8 @@ pub(crate) struct DebateHandler {
     invited: Mutex<HashMap<String, AgentId>>,
     /// Local event feeds, for hosted and invited sessions.
     feeds: Mutex<HashMap<String, EventFeed>>,
+    /// Sessions that are over, in the order they ended, for retention.
+    finished: Mutex<VecDeque<(Instant, String)>>,
     me: Weak<DebateHandler>,
 }
 
@@ -148,6 +151,7 @@ impl DebateHandler {
             hosted: Mutex::new(HashMap::new()),
             invited: Mutex::new(HashMap::new()),
             feeds: Mutex::new(HashMap::new()),
+            finished: Mutex::new(VecDeque::new()),
             me: Weak::clone(me),
         })
     }
@@ -189,7 +193,7 @@ impl DebateHandler {
                 "a debate needs at least one participant".into(),
             ));
         }
-        self.prune_hosted(&core);
+        self.prune(&core);
         let session_id = uuid::Uuid::now_v7().to_string();
         let mut invited = Vec::new();
         for participant in unique.iter().filter(|p| *p != self.id()) {
@@ -236,41 +240,29 @@ impl DebateHandler {
         Ok(snapshot)
     }
 
-    /// Drops sessions that finished longer ago than the platform's debate retention.
-    fn prune_hosted(&self, core: &crate::platform::PlatformCore) {
-        let retention = core.config.debate_retention();
-        let mut expired = Vec::new();
-        lock(&self.hosted).retain(|id, state| {
-            let keep = !state.expired(retention);
-            if !keep {
-                expired.push(id.clone());
-            }
-            keep
-        });
-        let mut feeds = lock(&self.feeds);
-        for id in expired {
-            feeds.remove(&id);
-            core.debate_hosts.remove(&id);
-        }
+    /// Notes that a session this agent hosts or takes part in is over, for retention.
+    fn finished(&self, session: &str) {
+        lock(&self.finished).push_back((Instant::now(), session.to_owned()));
     }
 
-    /// Drops invitations to sessions whose final event arrived longer ago than the
-    /// platform's debate retention.
-    fn prune_invited(&self) {
-        let Ok(core) = self.link.ready() else { return };
+    /// Forgets sessions that ended longer ago than the platform's debate retention. The
+    /// queue is in order of ending, so this only looks at what it drops.
+    fn prune(&self, core: &crate::platform::PlatformCore) {
         let retention = core.config.debate_retention();
-        let mut feeds = lock(&self.feeds);
-        let hosted = lock(&self.hosted);
-        let expired: Vec<String> = feeds
-            .iter()
-            .filter(|(id, feed)| !hosted.contains_key(*id) && feed.expired(retention))
-            .map(|(id, _)| id.clone())
-            .collect();
-        drop(hosted);
-        let mut invited = lock(&self.invited);
-        for id in expired {
-            feeds.remove(&id);
-            invited.remove(&id);
+        loop {
+            let expired = {
+                let mut finished = lock(&self.finished);
+                match finished.front() {
+                    Some((at, _)) if at.elapsed() > retention => finished.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some((_, id)) = expired else { return };
+            if lock(&self.hosted).remove(&id).is_some() {
+                core.debate_hosts.remove(&id);
+            }
+            lock(&self.feeds).remove(&id);
+            lock(&self.invited).remove(&id);
         }
     }
 
@@ -438,10 +430,17 @@ impl DebateHandler {
         if outcome.events.is_empty() {
             return;
         }
-        if let Some(feed) = lock(&self.feeds).get_mut(snapshot.id()) {
-            for (seq, event) in &outcome.events {
-                feed.accept(*seq, event.clone());
-            }
+        let over = lock(&self.feeds)
+            .get_mut(snapshot.id())
+            .is_some_and(|feed| {
+                let mut over = false;
+                for (seq, event) in &outcome.events {
+                    over |= feed.accept(*seq, event.clone());
+                }
+                over
+            });
+        if over {
+            self.finished(snapshot.id());
         }
         let receivers: Vec<AgentId> = snapshot
             .participants()
@@ -512,7 +511,9 @@ impl DebateHandler {
             .to_owned();
         match message.action().unwrap_or_default() {
             op::INVITE => {
-                self.prune_invited();
+                if let Ok(core) = self.link.ready() {
+                    self.prune(&core);
+                }
                 lock(&self.invited).insert(session.clone(), message.sender().clone());
                 lock(&self.feeds)
                     .entry(session)
@@ -536,8 +537,11 @@ impl DebateHandler {
                     serde_json::from_value::<DebateEvent>(message.payload().clone()),
                 ) {
                     (true, Some(seq), Ok(event)) => {
-                        if let Some(feed) = lock(&self.feeds).get_mut(&session) {
-                            feed.accept(seq, event);
+                        let over = lock(&self.feeds)
+                            .get_mut(&session)
+                            .is_some_and(|feed| feed.accept(seq, event));
+                        if over {
+                            self.finished(&session);
                         }
                     }
                     _ => tracing::debug!(

@@ -274,8 +274,6 @@ pub(crate) struct SessionState {
     scorer: DebateScorer,
     deadline_passed: bool,
     next_seq: u64,
-    /// When the session reached a final status, for retention.
-    finished_at: Option<std::time::Instant>,
 }
 
 /// What a step changed, for the host to announce.
@@ -317,7 +315,6 @@ impl SessionState {
             scorer: DebateScorer::new(rules.strategy(), rules.consensus_threshold()),
             deadline_passed: false,
             next_seq: 0,
-            finished_at: None,
         }
     }
 
@@ -345,11 +342,6 @@ impl SessionState {
             )));
         }
         Ok(())
-    }
-
-    /// Whether the session finished more than `retention` ago.
-    pub(crate) fn expired(&self, retention: Duration) -> bool {
-        self.finished_at.is_some_and(|at| at.elapsed() > retention)
     }
 
     /// Whether `agent` may read the session: the initiator and every participant.
@@ -457,7 +449,6 @@ impl SessionState {
         if tally.consensus {
             let decision = tally.leader.unwrap_or_default();
             self.session.status = DebateStatus::Consensus;
-            self.finished_at = Some(std::time::Instant::now());
             self.session.decision = Some(decision.clone());
             events.push(self.event(DebateEvent::Consensus {
                 session: self.session.id.clone(),
@@ -467,7 +458,6 @@ impl SessionState {
         } else if round >= self.session.max_rounds {
             let decision = tally.leader.unwrap_or_else(|| NO_CLEAR_POSITION.to_owned());
             self.session.status = DebateStatus::Deadlock;
-            self.finished_at = Some(std::time::Instant::now());
             self.session.decision = Some(decision.clone());
             events.push(self.event(DebateEvent::Deadlock {
                 session: self.session.id.clone(),
@@ -559,7 +549,6 @@ impl SessionState {
         }
         self.ensure_open()?;
         self.session.status = DebateStatus::Cancelled;
-        self.finished_at = Some(std::time::Instant::now());
         let event = self.event(DebateEvent::Cancelled {
             session: self.session.id.clone(),
             round: self.session.round,
