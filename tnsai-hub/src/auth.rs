@@ -116,7 +116,7 @@ impl InviteCode {
         )
     }
 
-    /// The code grouped for reading, `XXXX-XXXX-XXXX-XXX`; print only where the
+    /// The code grouped for reading, four groups of characters (`767Y-SDYY-636E-A1J`); print only where the
     /// administrator asked for it.
     pub fn expose(&self) -> String {
         let chars: Vec<char> = self.0.chars().collect();
