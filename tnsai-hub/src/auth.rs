@@ -116,8 +116,8 @@ impl InviteCode {
         )
     }
 
-    /// The code grouped for reading, four groups of characters (`767Y-SDYY-636E-A1J`); print only where the
-    /// administrator asked for it.
+    /// The code grouped for reading, in four groups such as `767Y-SDYY-636E-A1J`; print
+    /// only where the administrator asked for it.
     pub fn expose(&self) -> String {
         let chars: Vec<char> = self.0.chars().collect();
         chars
