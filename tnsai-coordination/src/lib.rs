@@ -45,6 +45,13 @@
 //! `#[on_message_received]` callback (one at a time, in arrival order); the answer comes
 //! back the same way and completes exactly the call that asked.
 //!
+//! Two shortcuts keep local calls cheap without changing what they mean. A call to an
+//! idle agent (nothing in its mailbox, an action slot free) skips the mailbox; and a
+//! caller that waits for the answer drives that action in its own task instead of
+//! starting a new one. An action always runs to the end: if its caller stops waiting (a
+//! timeout, a cancelled future, an HTTP client that hangs up), the rest of the action is
+//! handed to the runtime as a task of its own.
+//!
 //! Each message gets a `tracing` span (`tnsai.call`, `tnsai.publish`, `tnsai.receive`)
 //! with `agent_id`, `paradigm` and `message_id`; the library installs no subscriber.
 
