@@ -271,3 +271,9 @@ async fn discovery_describes_agents_and_their_actions() {
         .collect();
     assert_eq!(ids, ["analyst", "caller", "worker"]);
 }
+
+#[tokio::test]
+async fn the_checks_every_transport_passes_hold_in_process() {
+    let (_platform, pm) = setup().await;
+    common::assert_direct_calls_cross(&pm).await;
+}

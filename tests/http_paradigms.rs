@@ -25,68 +25,7 @@ async fn direct_actions_roles_text_and_errors_cross_platforms() {
     pair.connect().await;
     let pm = caller.protocol_manager().unwrap();
 
-    let reply = pm
-        .execute_action("worker", "processOrder", params! {"orderId" => "12345"})
-        .await
-        .unwrap();
-    assert_eq!(
-        reply.payload(),
-        &json!({"orderId": "12345", "status": "processed"})
-    );
-    assert_eq!(reply.sender().as_str(), "worker");
-
-    let charged = pm
-        .execute_role_action("worker", "billing-role", "charge", params! {"amount" => 7})
-        .await
-        .unwrap();
-    assert_eq!(charged.payload(), &json!({"charged": 7}));
-
-    let text = pm
-        .send_message("analyst", "Please summarize")
-        .await
-        .unwrap();
-    assert_eq!(
-        text.content(),
-        Some("Revenue grew 12% in Q3; costs fell 3%.")
-    );
-
-    // Errors keep their variant across the wire.
-    let failed = pm
-        .execute_action("worker", "fail", Params::new())
-        .await
-        .unwrap_err();
-    assert_eq!(failed, ProtocolError::ActionFailed("card declined".into()));
-    let role = pm
-        .execute_action("worker", "charge", Params::new())
-        .await
-        .unwrap_err();
-    assert!(matches!(role, ProtocolError::RoleMismatch(_)), "{role:?}");
-    let unknown = pm
-        .execute_action("worker", "nope", Params::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(unknown, ProtocolError::UnknownAction(_)),
-        "{unknown:?}"
-    );
-    let panicked = pm
-        .execute_action("worker", "explode", Params::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(panicked, ProtocolError::ActionPanicked(_)),
-        "{panicked:?}"
-    );
-    let no_model = pm.send_message("worker", "hi").await.unwrap_err();
-    assert!(
-        matches!(no_model, ProtocolError::NoLanguageModel(_)),
-        "{no_model:?}"
-    );
-    let ghost = pm
-        .execute_action("ghost", "echo", Params::new())
-        .await
-        .unwrap_err();
-    assert_eq!(ghost.to_string(), "Unknown receiver: ghost");
+    common::assert_direct_calls_cross(&pm).await;
 
     // Calls to itself and to local agents stay in-process.
     let local = pair

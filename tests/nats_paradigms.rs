@@ -22,83 +22,13 @@ async fn direct_actions_role_actions_text_and_their_errors_cross_platforms() {
     discover(&nats_a, &["worker", "analyst"]).await;
     let pm = caller.protocol_manager().unwrap();
 
-    let reply = pm
-        .execute_action("worker", "processOrder", params! {"orderId" => "12345"})
-        .await
-        .unwrap();
-    assert_eq!(reply.kind(), MessageKind::Reply);
-    assert_eq!(
-        reply.payload(),
-        &json!({"orderId": "12345", "status": "processed"})
-    );
-    assert_eq!(reply.sender(), "worker");
-    assert_eq!(reply.receiver().unwrap(), "caller");
-    assert_eq!(
-        reply.conversation_id(),
-        reply.in_reply_to().unwrap().to_string()
-    );
-
-    let charged = pm
-        .execute_role_action("worker", "billing-role", "charge", params! {"amount" => 5})
-        .await
-        .unwrap();
-    assert_eq!(charged.payload(), &json!({"charged": 5}));
-    let refused = pm
-        .execute_action("worker", "charge", Params::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(refused, ProtocolError::RoleMismatch(_)),
-        "{refused:?}"
-    );
-
-    let failed = pm
-        .execute_action("worker", "fail", Params::new())
-        .await
-        .unwrap_err();
-    assert_eq!(failed, ProtocolError::ActionFailed("card declined".into()));
-    let panicked = pm
-        .execute_action("worker", "explode", Params::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(panicked, ProtocolError::ActionPanicked(_)),
-        "{panicked:?}"
-    );
-    let unknown = pm
-        .execute_action("worker", "nope", Params::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(unknown, ProtocolError::UnknownAction(_)),
-        "{unknown:?}"
-    );
-
-    let summary = pm
-        .send_message("analyst", "Please summarize the quarterly report")
-        .await
-        .unwrap();
-    assert_eq!(
-        summary.content(),
-        Some("Revenue grew 12% in Q3; costs fell 3%.")
-    );
-    let no_model = pm.send_message("worker", "hello").await.unwrap_err();
-    assert!(
-        matches!(no_model, ProtocolError::NoLanguageModel(_)),
-        "{no_model:?}"
-    );
+    common::assert_direct_calls_cross(&pm).await;
 
     let answered = pm
         .request("worker", "sleep", params! {"ms" => 0, "tag" => "quick"})
         .await
         .unwrap();
     assert_eq!(answered.payload(), &json!({"tag": "quick"}));
-
-    let ghost = pm
-        .execute_action("ghost", "echo", Params::new())
-        .await
-        .unwrap_err();
-    assert_eq!(ghost.to_string(), "Unknown receiver: ghost");
 
     a.shutdown().await;
     b.shutdown().await;

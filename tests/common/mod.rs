@@ -144,3 +144,72 @@ pub async fn manager<A: Agent>(
         .protocol_manager()
         .expect("an annotated agent has a manager")
 }
+
+/// The direct-messaging checks every transport must pass, made through `pm` against a
+/// `Worker` called "worker" and an `Analyst` called "analyst" wherever they live: results
+/// come back, and each kind of error keeps its variant on the way.
+pub async fn assert_direct_calls_cross(pm: &tnsai_coordination::ProtocolManager) {
+    use serde_json::json;
+    use tnsai_coordination::ProtocolError;
+
+    let reply = pm
+        .execute_action("worker", "processOrder", params! {"orderId" => "12345"})
+        .await
+        .unwrap();
+    assert_eq!(reply.kind(), MessageKind::Reply);
+    assert_eq!(
+        reply.payload(),
+        &json!({"orderId": "12345", "status": "processed"})
+    );
+    assert_eq!(reply.sender(), "worker");
+    assert_eq!(reply.receiver().unwrap(), pm.agent_id());
+    assert_eq!(
+        reply.conversation_id(),
+        reply.in_reply_to().unwrap().to_string()
+    );
+
+    let charged = pm
+        .execute_role_action("worker", "billing-role", "charge", params! {"amount" => 7})
+        .await
+        .unwrap();
+    assert_eq!(charged.payload(), &json!({"charged": 7}));
+    let text = pm
+        .send_message("analyst", "Please summarize")
+        .await
+        .unwrap();
+    assert_eq!(
+        text.content(),
+        Some("Revenue grew 12% in Q3; costs fell 3%.")
+    );
+
+    let failed = pm.execute_action("worker", "fail", Params::new()).await;
+    assert_eq!(
+        failed.unwrap_err(),
+        ProtocolError::ActionFailed("card declined".into())
+    );
+    let errors = [
+        pm.execute_action("worker", "charge", Params::new()).await,
+        pm.execute_action("worker", "nope", Params::new()).await,
+        pm.execute_action("worker", "explode", Params::new()).await,
+        pm.send_message("worker", "hi").await,
+    ];
+    let [role, unknown, panicked, no_model] = errors.map(Result::unwrap_err);
+    assert!(matches!(role, ProtocolError::RoleMismatch(_)), "{role:?}");
+    assert!(
+        matches!(unknown, ProtocolError::UnknownAction(_)),
+        "{unknown:?}"
+    );
+    assert!(
+        matches!(panicked, ProtocolError::ActionPanicked(_)),
+        "{panicked:?}"
+    );
+    assert!(
+        matches!(no_model, ProtocolError::NoLanguageModel(_)),
+        "{no_model:?}"
+    );
+    let ghost = pm
+        .execute_action("ghost", "echo", Params::new())
+        .await
+        .unwrap_err();
+    assert_eq!(ghost.to_string(), "Unknown receiver: ghost");
+}
