@@ -214,7 +214,6 @@ async fn run_action(hosted: &HostedAgent, message: Message) -> Message {
     match invoke(hosted, &message).await {
         Ok(result) => message
             .reply_builder(MessageKind::Reply, hosted.id.clone())
-            .action(message.action().unwrap_or_default())
             .payload(result)
             .build(),
         Err(error) => error_answer(&message, &hosted.id, &error),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tnsai_core::{AgentId, Message, TransportMode};
 use tracing::Instrument;
 
-use crate::answer::{into_result, paradigm_of};
+use crate::answer::paradigm_of;
 use crate::hosted::HostedAgent;
 use crate::platform::PlatformCore;
 use crate::{DeliveryReport, ProtocolError};
@@ -54,23 +54,10 @@ impl Link {
             paradigm = paradigm_of(message.kind()),
             message_id = %message.id(),
         );
-        let (_guard, answer) = self.hosted.pending.register(message.id());
-        let exchange = async {
-            // A local, idle receiver's action runs right here while we wait for it.
-            match core.router.internal.claim(message) {
-                Ok(work) => work.await,
-                Err(message) => core.router.send(message, mode).await?,
-            }
-            answer.await.map_err(|_| ProtocolError::TransportNotStarted)
-        };
-        let answer = match timeout {
-            Some(limit) => tokio::time::timeout(limit, exchange)
-                .instrument(span)
-                .await
-                .map_err(|_| ProtocolError::Timeout)??,
-            None => exchange.instrument(span).await?,
-        };
-        into_result(answer)
+        core.router
+            .call(&self.hosted.pending, message, mode, timeout)
+            .instrument(span)
+            .await
     }
 
     /// Sends `message` without waiting for an answer.

@@ -8,7 +8,6 @@ use std::time::Duration;
 use tnsai_core::{Agent, AgentId, Message, PayloadFilter, TopicPattern};
 use tokio::sync::mpsc;
 
-use crate::answer::into_result;
 use crate::directory::Directory;
 use crate::dispatch::spawn_dispatch;
 use crate::hosted::HostedAgent;
@@ -357,24 +356,12 @@ impl Platform {
         message: Message,
         timeout: Duration,
     ) -> Result<Message, ProtocolError> {
-        let (_guard, answer) = self.core.gateway_calls.register(message.id());
-        let exchange = async {
-            // A local, idle receiver's action runs in this task while we wait for it.
-            match self.core.router.internal.claim(message) {
-                Ok(work) => work.await,
-                Err(message) => {
-                    self.core
-                        .router
-                        .send(message, tnsai_core::TransportMode::Auto)
-                        .await?
-                }
-            }
-            answer.await.map_err(|_| ProtocolError::TransportNotStarted)
-        };
-        let answer = tokio::time::timeout(timeout, exchange)
+        let mode = tnsai_core::TransportMode::Auto;
+        let gateway = &self.core.gateway_calls;
+        self.core
+            .router
+            .call(gateway, message, mode, Some(timeout))
             .await
-            .map_err(|_| ProtocolError::Timeout)??;
-        into_result(answer)
     }
 
     /// The in-process transport.

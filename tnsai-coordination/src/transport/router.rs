@@ -2,10 +2,14 @@
 
 use std::sync::{Arc, RwLock};
 
+use std::time::Duration;
+
 use tnsai_core::{Message, TransportMode};
 
+use crate::answer::into_result;
+use crate::pending::PendingReplies;
 use crate::transport::{InternalTransport, Transport};
-use crate::{DeliveryReport, TransportError};
+use crate::{DeliveryReport, ProtocolError, TransportError};
 
 /// The platform's outbound side: local receivers go in-process, others to the first
 /// remote transport that reaches them.
@@ -76,6 +80,33 @@ impl Router {
             Some(transport) => transport.send(message).await,
             None => self.internal.send(message).await,
         }
+    }
+
+    /// Sends `message` for a caller waiting in `pending` and returns the answer, at most
+    /// `timeout` later (counted from before the send, so a full mailbox counts too).
+    /// A local, idle receiver's action runs in the caller's task while it waits.
+    pub(crate) async fn call(
+        &self,
+        pending: &PendingReplies,
+        message: Message,
+        mode: TransportMode,
+        timeout: Option<Duration>,
+    ) -> Result<Message, ProtocolError> {
+        let (_guard, answer) = pending.register(message.id());
+        let exchange = async {
+            match self.internal.claim(message) {
+                Ok(work) => work.await,
+                Err(message) => self.send(message, mode).await?,
+            }
+            answer.await.map_err(|_| ProtocolError::TransportNotStarted)
+        };
+        let answer = match timeout {
+            Some(limit) => tokio::time::timeout(limit, exchange)
+                .await
+                .map_err(|_| ProtocolError::Timeout)??,
+            None => exchange.await?,
+        };
+        into_result(answer)
     }
 
     pub(crate) async fn publish(&self, message: Message, mode: TransportMode) -> DeliveryReport {
