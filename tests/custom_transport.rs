@@ -123,3 +123,33 @@ async fn an_answer_goes_to_the_caller_not_to_a_local_agent_with_the_same_id() {
     .unwrap();
     assert_eq!(reply.receiver().unwrap(), "caller");
 }
+
+#[tokio::test]
+async fn a_debate_step_to_a_host_that_never_answers_times_out() {
+    #[debate]
+    struct Member;
+
+    // The host lives behind a transport that takes messages and never answers.
+    let platform = Platform::with_config(
+        tnsai_coordination::PlatformConfig::new()
+            .with_debate_call_timeout(Duration::from_millis(200)),
+    );
+    let recorder = Arc::new(Recorder {
+        reaches: vec!["far-chair"],
+        ..Recorder::default()
+    });
+    platform.add_transport(Arc::clone(&recorder) as Arc<dyn Transport>);
+    let member = common::manager(&platform, "member", Member).await;
+    let invitation = Message::builder(MessageKind::Debate, "far-chair")
+        .receiver("member")
+        .action("invite")
+        .params(params! {"session" => "s-1", "topic" => "Deploy?"})
+        .build();
+    platform.deliver(invitation).await.unwrap();
+    common::eventually(|| !sent(&recorder).is_empty()).await; // the acceptance went out
+
+    let started = std::time::Instant::now();
+    let error = member.debate("s-1").await.unwrap_err();
+    assert_eq!(error.to_string(), "Request timed out");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

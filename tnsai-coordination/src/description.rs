@@ -176,3 +176,32 @@ impl SubscriptionMatcher {
             }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn describe(subscriptions: &[&str], filter: Option<&str>) -> AgentDescription {
+        AgentDescription {
+            id: AgentId::from("remote"),
+            paradigms: Vec::new(),
+            subscriptions: subscriptions.iter().map(|s| (*s).to_owned()).collect(),
+            filter: filter.map(str::to_owned),
+            actions: Vec::new(),
+            has_language_model: false,
+            durable: false,
+            addresses: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn what_another_platform_lists_is_matched_safely() {
+        let payload = serde_json::json!({"level": 5});
+        // A filter that does not parse lets nothing through, rather than everything.
+        assert!(!describe(&["alerts.>"], Some("level >=")).receives("alerts.disk", &payload));
+        // A bad pattern matches nothing; the good ones still work.
+        let mixed = describe(&["a.>.b", "alerts.*"], None).matcher();
+        assert!(mixed.receives("ALERTS.disk", &payload));
+        assert!(!mixed.receives("a.x.b", &payload));
+    }
+}
