@@ -614,7 +614,8 @@ fn inbox(args: InboxArgs) -> Outcome {
     }
 }
 
-#[allow(dead_code)] // used by tests to check the help of every command
+/// Every command, for the test that checks each one has `--help`.
+#[cfg(test)]
 pub(crate) fn command_paths() -> Vec<Vec<&'static str>> {
     vec![
         vec![],
